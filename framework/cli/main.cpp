@@ -1,0 +1,280 @@
+// rankone: the command-line interface. Exit codes: 0 success, 1 runtime failure (including a
+// study with failed or diverged trials), 2 bad input (usage, experiment file, plugin, data).
+#include <unistd.h>
+
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "rankone/experiment/experiment.hpp"
+#include "rankone/plugin/registry.hpp"
+#include "rankone/runner/runner.hpp"
+#include "rankone/store/results_store.hpp"
+
+namespace fs = std::filesystem;
+using namespace rankone;
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: rankone <command> [arguments]
+
+commands:
+  run FILE [key.path=value ...] [--out DIR] [--jobs N] [--quiet]
+                      run an experiment; results go to DIR (default results/<name>)
+                      and completed trials already there are skipped
+  plan FILE [key.path=value ...] [--out DIR]
+                      list the trials and which are already done in DIR
+  validate FILE [key.path=value ...]
+                      check the experiment and print it resolved (extends, overrides, defaults)
+  plugins [--json]    list the registered plugins
+  describe NAME [--json]
+                      print a plugin's documentation and parameter schema
+  export DIR [--format csv|json] [--output FILE]
+                      write the results in DIR as long-format rows (default csv to stdout)
+
+Plugins are loaded from the build's plugin folder, RANKONE_PLUGIN_PATH (':'-separated folders or
+libraries) and an experiment's "plugin_paths".
+)";
+
+struct Args {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> options;
+  std::set<std::string> flags;
+};
+
+Args parse_args(int argc, char** argv, int first, const std::set<std::string>& with_value, const std::set<std::string>& flags) {
+  Args a;
+  for (int i = first; i < argc; ++i) {
+    std::string s = argv[i];
+    if (s.rfind("--", 0) == 0) {
+      std::string value;
+      const auto eq = s.find('=');
+      if (eq != std::string::npos) { value = s.substr(eq + 1); s = s.substr(0, eq); }
+      if (with_value.count(s)) {
+        if (eq == std::string::npos) {
+          if (i + 1 >= argc) throw UsageError("option " + s + " needs a value");
+          value = argv[++i];
+        }
+        a.options[s] = value;
+      } else if (flags.count(s) && eq == std::string::npos) {
+        a.flags.insert(s);
+      } else {
+        throw UsageError("unknown option '" + s + "' (see rankone --help)");
+      }
+    } else {
+      a.positional.push_back(s);
+    }
+  }
+  return a;
+}
+
+std::string command_line(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
+  return s;
+}
+
+int parse_jobs(const Args& a) {
+  if (!a.options.count("--jobs")) return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const std::string& v = a.options.at("--jobs");
+  try {
+    std::size_t used = 0;
+    const int n = std::stoi(v, &used);
+    if (used == v.size() && n >= 1) return n;
+  } catch (const std::exception&) {
+  }
+  throw UsageError("--jobs: expected a positive integer, found '" + v + "'");
+}
+
+/// The experiment file and its overrides (positional key=value arguments).
+ComposedExperiment load_experiment(const Args& a, const std::string& command) {
+  if (a.positional.empty()) throw UsageError("rankone " + command + ": missing experiment FILE");
+  std::vector<std::string> overrides(a.positional.begin() + 1, a.positional.end());
+  for (const auto& o : overrides)
+    if (o.find('=') == std::string::npos)
+      throw UsageError("rankone " + command + ": unexpected argument '" + o + "' (overrides look like key.path=value)");
+  return compose_experiment(a.positional[0], overrides);
+}
+
+Registry load_registry(const ComposedExperiment* exp) {
+  Registry r;
+  r.load_default(exp ? experiment_plugin_paths(*exp) : std::vector<fs::path>{});
+  return r;
+}
+
+fs::path output_folder(const Args& a, const ComposedExperiment& exp) {
+  if (a.options.count("--out")) return a.options.at("--out");
+  const std::string name = exp.document.value("name", exp.file.stem().string());
+  return fs::path("results") / name;
+}
+
+std::size_t count_failures(const Plan& plan, const fs::path& out) {
+  std::set<std::string> keys;
+  for (const auto& t : plan.trials) keys.insert(t.key);
+  ResultsStore store(out);
+  std::size_t failures = 0;
+  for (const auto& t : store.trials(false))
+    if (keys.count(t.key) && (t.status == "failed" || t.status == "diverged")) ++failures;
+  return failures;
+}
+
+int cmd_run(const Args& a, const std::string& cmdline) {
+  const auto exp = load_experiment(a, "run");
+  const Registry registry = load_registry(&exp);
+  const Plan plan = plan_experiment(exp, registry);
+  RunOptions opts;
+  opts.out = output_folder(a, exp);
+  opts.jobs = parse_jobs(a);
+  opts.progress = !a.flags.count("--quiet") && isatty(STDERR_FILENO);
+  opts.command = cmdline;
+  RunReport report;
+  try {
+    report = run_plan(plan, exp, registry, opts);
+  } catch (const ConfigError& e) {
+    throw ConfigError(exp.file.string() + ": " + e.what());
+  }
+  const std::size_t failures = count_failures(plan, opts.out);
+  std::cout << "results: " << ResultsStore::database_path(opts.out).string() << "\n"
+            << "trials: " << report.total << " (" << report.completed << " run now, " << report.skipped
+            << " already complete, " << failures << " failed or diverged) in " << std::fixed << std::setprecision(1)
+            << report.seconds << " s\n"
+            << "next: rankone export " << opts.out.string() << " --format csv\n";
+  if (failures) {
+    std::cout << "failed or diverged trials:\n";
+    ResultsStore store(opts.out);
+    for (const auto& t : store.trials(false))
+      if (t.status == "failed" || t.status == "diverged")
+        std::cout << "  " << t.label << " rep " << t.repetition << " " << t.coordinates.dump() << ": " << t.status << ": "
+                  << t.message << "\n";
+  }
+  return failures ? 1 : 0;
+}
+
+int cmd_plan(const Args& a) {
+  const auto exp = load_experiment(a, "plan");
+  const Registry registry = load_registry(&exp);
+  const Plan plan = plan_experiment(exp, registry);
+  const fs::path out = output_folder(a, exp);
+  std::set<std::string> done;
+  if (ResultsStore::exists(out)) done = ResultsStore(out).completed_keys();
+  std::size_t n_done = 0;
+  std::cout << std::left << std::setw(6) << "#" << std::setw(6) << "cell" << std::setw(5) << "rep" << std::setw(24)
+            << "estimator" << std::setw(7) << "state" << "coordinates\n";
+  for (std::size_t i = 0; i < plan.trials.size(); ++i) {
+    const auto& t = plan.trials[i];
+    const bool is_done = done.count(t.key) > 0;
+    n_done += is_done;
+    std::cout << std::setw(6) << i << std::setw(6) << t.cell << std::setw(5) << t.repetition << std::setw(24) << t.label
+              << std::setw(7) << (is_done ? "done" : "todo") << t.coordinates.dump() << "\n";
+  }
+  std::cout << plan.trials.size() << " trials (" << plan.cells.size() << " cells × "
+            << plan.resolved["repetitions"].get<int>() << " repetitions × " << plan.resolved["estimators"].size()
+            << " estimators): " << n_done << " done, " << plan.trials.size() - n_done << " to run; output " << out.string()
+            << "\n";
+  return 0;
+}
+
+int cmd_validate(const Args& a) {
+  const auto exp = load_experiment(a, "validate");
+  const Registry registry = load_registry(&exp);
+  const Plan plan = plan_experiment(exp, registry);
+  std::cout << plan.resolved.dump(2) << "\n";
+  std::cerr << exp.file.string() << ": valid (" << plan.trials.size() << " trials)\n";
+  return 0;
+}
+
+int cmd_plugins(const Args& a) {
+  const Registry registry = load_registry(nullptr);
+  if (a.flags.count("--json")) {
+    Json out = Json::array();
+    for (const auto* r : registry.all())
+      out.push_back({{"kind", to_string(r->kind)}, {"name", r->name}, {"version", r->version}, {"summary", r->summary},
+                     {"citation", r->citation}, {"library", r->library}});
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  for (Kind k : {Kind::data_source, Kind::sensing_operator, Kind::sampler, Kind::estimator, Kind::metric}) {
+    const auto regs = registry.of_kind(k);
+    if (regs.empty()) continue;
+    std::cout << to_string(k) << "s:\n";
+    for (const auto* r : regs) std::cout << "  " << std::left << std::setw(26) << r->name << r->summary << "\n";
+  }
+  std::cout << "(" << registry.all().size() << " plugins from " << registry.libraries().size() << " libraries; "
+            << "rankone describe NAME for details)\n";
+  return 0;
+}
+
+int cmd_describe(const Args& a) {
+  if (a.positional.size() != 1) throw UsageError("usage: rankone describe NAME [--json]");
+  const Registry registry = load_registry(nullptr);
+  const Registration& r = registry.get(a.positional[0]);
+  if (a.flags.count("--json")) {
+    std::cout << Json{{"kind", to_string(r.kind)}, {"name", r.name}, {"version", r.version}, {"summary", r.summary},
+                      {"citation", r.citation}, {"doc_page", r.doc_page}, {"library", r.library},
+                      {"parameters", r.schema.to_json()}}
+                     .dump(2)
+              << "\n";
+    return 0;
+  }
+  std::cout << r.name << " (" << to_string(r.kind) << ", version " << r.version << ")\n  " << r.summary << "\n";
+  if (!r.citation.empty()) std::cout << "  citation: " << r.citation << "\n";
+  if (!r.doc_page.empty()) std::cout << "  documentation: " << r.doc_page << "\n";
+  std::cout << "  library: " << r.library << "\n\nparameters:\n";
+  if (r.schema.params().empty()) std::cout << "  (none)\n";
+  for (const auto& p : r.schema.params()) {
+    std::string def = p.required ? "required" : (p.default_value.is_null() ? "optional" : "default " + p.default_value.dump());
+    std::cout << "  " << std::left << std::setw(22) << p.name << p.expectation() << "; " << def << "\n"
+              << "  " << std::setw(22) << "" << p.doc << "\n";
+  }
+  return 0;
+}
+
+int cmd_export(const Args& a) {
+  if (a.positional.size() != 1) throw UsageError("usage: rankone export DIR [--format csv|json] [--output FILE]");
+  const fs::path dir = a.positional[0];
+  if (!ResultsStore::exists(dir)) throw InputError(dir.string() + ": no results database here (expected " +
+                                                   ResultsStore::database_path(dir).string() + ")");
+  const std::string format = a.options.count("--format") ? a.options.at("--format") : "csv";
+  if (format != "csv" && format != "json") throw UsageError("--format: expected csv or json, found '" + format + "'");
+  ResultsStore store(dir);
+  if (a.options.count("--output")) {
+    std::ofstream out(a.options.at("--output"));
+    if (!out) throw InputError("cannot write " + a.options.at("--output"));
+    export_results(store, format, out);
+  } else {
+    export_results(store, format, std::cout);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc < 2) {
+      std::cerr << kUsage;
+      return 2;
+    }
+    const std::string cmd = argv[1];
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (cmd == "run") return cmd_run(parse_args(argc, argv, 2, {"--out", "--jobs"}, {"--quiet"}), command_line(argc, argv));
+    if (cmd == "plan") return cmd_plan(parse_args(argc, argv, 2, {"--out"}, {}));
+    if (cmd == "validate") return cmd_validate(parse_args(argc, argv, 2, {}, {}));
+    if (cmd == "plugins") return cmd_plugins(parse_args(argc, argv, 2, {}, {"--json"}));
+    if (cmd == "describe") return cmd_describe(parse_args(argc, argv, 2, {}, {"--json"}));
+    if (cmd == "export") return cmd_export(parse_args(argc, argv, 2, {"--format", "--output"}, {}));
+    throw UsageError("unknown command '" + cmd + "'\n" + kUsage);
+  } catch (const InputError& e) {
+    std::cerr << "rankone: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "rankone: runtime failure: " << e.what() << "\n";
+    return 1;
+  }
+}

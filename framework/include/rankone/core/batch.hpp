@@ -1,0 +1,74 @@
+#pragma once
+/// \file Designs and batches.
+///
+/// A measurement is `y_i = a_i' M b_i` (+ `a_i' w` for a first-order term), with a left design
+/// `a_i ∈ R^{d1}` and a right design `b_i ∈ R^{d2}`. Each side of a batch is stored in one of four
+/// shapes, so that a one-hot design is never materialised as a dense vector:
+///
+/// | kind    | storage                      | the i-th design                     |
+/// |---------|------------------------------|-------------------------------------|
+/// | dense   | `dense` (dim × n)            | column i                            |
+/// | sparse  | `sparse` (dim × n, CSC)      | column i                            |
+/// | index   | `index` (n)                  | `scale · e_{index(i)}`              |
+/// | all     | nothing                      | every `scale · e_j`, j ∈ [dim] (full observation) |
+///
+/// `all` pairs each left design with every right index: the batch then has `n · dim` measurements,
+/// ordered label-major (`y(i + n·j)` belongs to left design i and right index j).
+#include <optional>
+
+#include <Eigen/SparseCore>
+
+#include "rankone/core/types.hpp"
+
+namespace rankone {
+
+using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, std::int64_t>;
+
+struct DesignSide {
+  enum class Kind { dense, sparse, index, all };
+
+  Kind kind = Kind::dense;
+  Index dim = 0;          ///< dimension of the design vectors (d1 or d2)
+  Matrix dense;           ///< dim × n, for Kind::dense
+  SparseMatrix sparse;    ///< dim × n, for Kind::sparse
+  IndexVector index;      ///< n entries in [0, dim), for Kind::index
+  double scale = 1.0;     ///< index and all designs are `scale · e_j`
+
+  /// Number of design vectors held (for Kind::all: 0, it pairs with the other side).
+  Index count() const;
+
+  /// Rows `a_i' F` for every design: an n × k matrix (F is dim × k). Not for Kind::all.
+  Matrix project(const Matrix& F) const;
+  /// `Σ_i a_i W(i, :)`: a dim × k matrix (W is n × k). Not for Kind::all.
+  Matrix accumulate(const Matrix& W) const;
+  /// The designs as a dense dim × n matrix (small problems and tests only).
+  Matrix to_dense() const;
+  /// Designs i in [first, first + n).
+  DesignSide slice(Index first, Index n) const;
+  /// Appends the designs of `other` (same kind and dimension).
+  void append(const DesignSide& other);
+
+  static DesignSide make_dense(Matrix x);
+  static DesignSide make_index(Index dim, IndexVector index, double scale = 1.0);
+  static DesignSide make_all(Index dim, double scale = 1.0);
+};
+
+/// A batch of measurements: designs and responses. For a symmetric operator (`x'Mx`) the right
+/// side is empty and the left side serves both.
+struct Batch {
+  DesignSide left;
+  std::optional<DesignSide> right;
+  Vector y;
+
+  /// Number of left designs (instances).
+  Index instances() const { return left.count(); }
+  /// Number of measurements (`y.size()`), which is instances × d2 for a Kind::all right side.
+  Index size() const { return y.size(); }
+  bool empty() const { return y.size() == 0; }
+  const DesignSide& right_side() const { return right ? *right : left; }
+
+  Batch slice(Index first, Index n) const;  ///< instances [first, first + n); not for Kind::all
+  void append(const Batch& other);          ///< concatenates instances; not for Kind::all
+};
+
+}  // namespace rankone

@@ -1,0 +1,104 @@
+#pragma once
+/// \file Declared parameters (the mlpack model): every plugin declares each parameter once — type,
+/// default, range or choices, and a one-line doc. The same `Schema` validates experiment files
+/// (unknown keys are errors), fills in defaults, prints `rankone describe NAME`, and documents the
+/// plugin.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rankone/core/types.hpp"
+
+namespace rankone {
+
+using Json = nlohmann::json;
+
+enum class ParamType { integer, number, boolean, string, choice, number_list, plugin, object };
+std::string to_string(ParamType t);
+
+/// One declared parameter. Built fluently: `schema.integer("rank", 2, "target rank").at_least(1)`.
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::number;
+  std::string doc;
+  Json default_value;             ///< null when required or optional-without-default
+  bool required = false;          ///< must be given
+  bool nullable = false;          ///< may be absent (or null) with no default
+  std::optional<double> minimum;  ///< inclusive bounds for numbers, integers and list elements
+  std::optional<double> maximum;
+  bool exclusive_minimum = false;
+  bool exclusive_maximum = false;
+  std::vector<std::string> choices;  ///< for ParamType::choice
+  std::string plugin_kind;           ///< for ParamType::plugin: the kind of plugin referenced
+
+  ParamSpec& at_least(double v) { minimum = v; exclusive_minimum = false; return *this; }
+  ParamSpec& above(double v) { minimum = v; exclusive_minimum = true; return *this; }
+  ParamSpec& at_most(double v) { maximum = v; exclusive_maximum = false; return *this; }
+  ParamSpec& below(double v) { maximum = v; exclusive_maximum = true; return *this; }
+  ParamSpec& make_required() { required = true; nullable = false; default_value = nullptr; return *this; }
+  ParamSpec& make_nullable() { nullable = true; required = false; default_value = nullptr; return *this; }
+
+  /// Human-readable expectation, e.g. "integer ≥ 1" or "one of \"sign\", \"identity\"".
+  std::string expectation() const;
+  Json to_json() const;
+};
+
+class ValidationContext;
+
+/// The declared parameters of one plugin.
+class Schema {
+ public:
+  ParamSpec& integer(std::string name, std::optional<std::int64_t> def, std::string doc);
+  ParamSpec& number(std::string name, std::optional<double> def, std::string doc);
+  ParamSpec& boolean(std::string name, bool def, std::string doc);
+  ParamSpec& string(std::string name, std::optional<std::string> def, std::string doc);
+  ParamSpec& choice(std::string name, std::string def, std::vector<std::string> choices, std::string doc);
+  ParamSpec& number_list(std::string name, std::string doc);  ///< nullable unless made required
+  /// A nested plugin reference: `"name"` or `{"name": ..., params...}`.
+  ParamSpec& plugin(std::string name, std::string kind, std::optional<std::string> def, std::string doc);
+  /// Free-form JSON object (validated by the plugin itself).
+  ParamSpec& object(std::string name, std::string doc);
+
+  const std::vector<ParamSpec>& params() const { return params_; }
+  const ParamSpec* find(const std::string& name) const;
+
+  /// Validates `given` (an object) and returns it with defaults filled in. Nested plugin references
+  /// are validated through the context's registry. Throws ConfigError naming file, path, expectation
+  /// and what was found.
+  Json validate(const Json& given, const ValidationContext& ctx, const std::string& path) const;
+
+  Json to_json() const;
+  static Schema from_json(const Json& j);
+
+ private:
+  ParamSpec& add(ParamSpec spec);
+  std::vector<ParamSpec> params_;
+};
+
+/// Typed read access to a validated parameter object.
+class Params {
+ public:
+  Params() = default;
+  explicit Params(Json values, std::string path = "") : values_(std::move(values)), path_(std::move(path)) {}
+
+  std::int64_t integer(const std::string& name) const;
+  double number(const std::string& name) const;
+  bool boolean(const std::string& name) const;
+  std::string string(const std::string& name) const;
+  std::vector<double> numbers(const std::string& name) const;
+  bool has(const std::string& name) const;  ///< present and not null
+  const Json& raw(const std::string& name) const;
+  const Json& json() const { return values_; }
+  /// JSON path of this object in the experiment (for error messages), e.g. "/estimators/0".
+  const std::string& path() const { return path_; }
+  std::string path_of(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  Json values_ = Json::object();
+  std::string path_;
+};
+
+}  // namespace rankone

@@ -1,0 +1,84 @@
+#pragma once
+/// \file Experiment files: composition (`extends`, command-line overrides), validation against the
+/// plugin schemas, and the plan of trials (sweep cells × repetitions × estimators) with their seeds.
+///
+/// An experiment document:
+/// \code{.json}
+/// {
+///   "name": "quickstart", "description": "...", "seed": 1, "repetitions": 3,
+///   "extends": "base.json",                       // or a list; deep-merged, this file wins
+///   "plugin_paths": ["path/to/libmy_plugin.so"],  // optional extra plugin libraries or folders
+///   "data": {"name": "synthetic", "d": 50, ...},  // a source
+///   "estimators": [{"name": "spectral", "label": "spectral-2k", ...}],
+///   "metrics": ["combined_error", {"name": "relative_error_M", "norm": "frobenius"}],
+///   "record_every": 1,                            // evaluate metrics every N iterations
+///   "sweep": {"grid": {"data.d": [50, 100]},      // cartesian product of axes
+///             "zip":  [{"data.rank": [2, 3], "estimators.0.rank": [2, 3]}]}  // axes moving together
+/// }
+/// \endcode
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rankone/core/params.hpp"
+#include "rankone/plugin/registry.hpp"
+
+namespace rankone {
+
+/// An experiment document after `extends` and overrides, with the origin of every value.
+class ComposedExperiment {
+ public:
+  Json document;
+  std::filesystem::path file;
+  /// JSON pointer → where it was set ("experiments/a.json", "command line override 'x=1'").
+  std::map<std::string, std::string> origins;
+
+  /// The origin of the value at a JSON pointer (the longest recorded prefix), or the main file.
+  std::string origin_of(const std::string& pointer) const;
+};
+
+/// Reads `file`, resolves `extends` recursively (paths relative to the extending file) and applies
+/// `key.path=value` overrides (array elements by index; values parsed as JSON, else taken as strings).
+/// Throws ConfigError naming the file and line for syntax errors, the path for bad overrides.
+ComposedExperiment compose_experiment(const std::filesystem::path& file, const std::vector<std::string>& overrides);
+
+/// Parses a JSON file (comments allowed); syntax errors name the file, line and column.
+Json read_json_file(const std::filesystem::path& file);
+
+/// One trial: a sweep cell × a repetition × an estimator.
+struct TrialSpec {
+  std::size_t cell = 0;
+  Json coordinates = Json::object();  ///< sweep path → value for this cell
+  int repetition = 0;
+  std::size_t estimator_index = 0;
+  std::string label;       ///< the estimator's label (its name unless given)
+  Json data;               ///< resolved source reference for this cell
+  Json estimator;          ///< resolved estimator reference
+  Json metrics;            ///< resolved metric references
+  int record_every = 1;
+  std::uint64_t data_seed = 0;       ///< from the experiment seed, the data coordinates and the repetition
+  std::uint64_t estimator_seed = 0;  ///< from the data seed and the estimator's label
+  std::string key;                   ///< content key: identical trials have identical keys
+};
+
+struct Plan {
+  Json resolved;                   ///< the experiment with defaults filled in (base cell)
+  std::vector<Json> cells;         ///< coordinates of each sweep cell
+  std::vector<std::string> axes;   ///< sweep paths, in order
+  std::vector<TrialSpec> trials;   ///< cell-major, then repetition, then estimator
+};
+
+/// Validates the composed experiment against the registry (every cell) and lists its trials.
+Plan plan_experiment(const ComposedExperiment& experiment, const Registry& registry);
+
+/// The plugin paths an experiment asks for (`plugin_paths`, relative to its file).
+std::vector<std::filesystem::path> experiment_plugin_paths(const ComposedExperiment& experiment);
+
+/// Sets the value at a dotted path ("estimators.0.rank") in a JSON document. Array indices must
+/// exist; object keys are created. Throws ConfigError mentioning `what` on a bad path.
+void set_dotted(Json& doc, const std::string& dotted, const Json& value, const std::string& what);
+/// The JSON pointer ("/estimators/0/rank") of a dotted path.
+std::string dotted_to_pointer(const std::string& dotted);
+
+}  // namespace rankone

@@ -1,0 +1,54 @@
+#pragma once
+/// \file DataSource: a stream of batches, finite or endless, with optional ground truth and
+/// held-out test set.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "rankone/core/batch.hpp"
+#include "rankone/core/model.hpp"
+#include "rankone/interfaces/component.hpp"
+#include "rankone/interfaces/sensing_operator.hpp"
+
+namespace rankone {
+
+/// How responses relate to the linear measurement: `y = 𝒜(M) + noise` or `y = sign(𝒜(M) + noise)`.
+enum class Link { identity, sign };
+std::string to_string(Link link);
+
+class DataSource : public Component {
+ public:
+  ~DataSource() override;
+
+  /// Draws the ground truth and the test set, and positions the stream at its start. Called once,
+  /// with a seed derived from the experiment seed and the repetition, before any other call.
+  virtual void open(std::uint64_t seed) = 0;
+
+  /// The next batch of (up to) n instances. A finite source returns fewer at the end of a pass, and
+  /// an empty batch when the pass is exhausted (see `rewind`). Counts samples drawn.
+  Batch next(Index n);
+  /// Measurements handed out so far (across passes).
+  Index samples_drawn() const { return samples_drawn_; }
+
+  virtual ProblemShape shape() const = 0;
+  virtual const SensingOperator& sensing_operator() const = 0;
+  virtual Link link() const { return Link::identity; }
+  /// True when the stream ends (a data file); false for endless generators.
+  virtual bool finite() const = 0;
+  /// Instances in one pass of a finite source.
+  virtual std::optional<Index> size() const { return std::nullopt; }
+  /// Starts another pass over a finite source. Endless sources ignore it.
+  virtual void rewind() {}
+  /// The planted truth, or nullptr when unknown (real data).
+  virtual const GroundTruth* truth() const { return nullptr; }
+  /// A held-out test set, or nullptr.
+  virtual const Batch* test_set() const { return nullptr; }
+
+ protected:
+  virtual Batch produce(Index n) = 0;
+
+ private:
+  Index samples_drawn_ = 0;
+};
+
+}  // namespace rankone

@@ -1,0 +1,15 @@
+#pragma once
+/// \file Umbrella header: everything a plugin or a program using RankOne needs.
+#include "rankone/core/batch.hpp"
+#include "rankone/core/errors.hpp"
+#include "rankone/core/model.hpp"
+#include "rankone/core/params.hpp"
+#include "rankone/core/rng.hpp"
+#include "rankone/core/types.hpp"
+#include "rankone/interfaces/data_source.hpp"
+#include "rankone/interfaces/estimator.hpp"
+#include "rankone/interfaces/metric.hpp"
+#include "rankone/interfaces/sampler.hpp"
+#include "rankone/interfaces/sensing_operator.hpp"
+#include "rankone/linalg/eigensolvers.hpp"
+#include "rankone/plugin/registry.hpp"

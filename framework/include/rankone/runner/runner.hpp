@@ -1,0 +1,39 @@
+#pragma once
+/// \file Runs trials: one trial is one estimator on one data stream (a sweep cell × repetition),
+/// with metrics recorded as it iterates. Trials run on `jobs` threads; each owns its generators,
+/// seeded from its coordinates, so results are identical for any thread count or order.
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rankone/experiment/experiment.hpp"
+#include "rankone/store/results_store.hpp"
+
+namespace rankone {
+
+/// Runs one trial to completion. A diverging estimator (non-finite estimate) ends with status
+/// `diverged` and no non-finite rows; an exception from the estimator ends it with `failed`.
+/// Bad input (InputError) propagates.
+TrialRecord run_trial(const TrialSpec& spec, const Registry& registry);
+
+struct RunOptions {
+  std::filesystem::path out;  ///< output folder (holds results.sqlite)
+  int jobs = 1;               ///< trial-level threads
+  bool progress = false;      ///< live progress line on stderr
+  std::string command;        ///< the command line, for provenance
+};
+
+struct RunReport {
+  std::size_t total = 0;
+  std::size_t skipped = 0;    ///< already complete in the store
+  std::size_t completed = 0;  ///< run now
+  std::size_t failed = 0;     ///< of those run now: status failed or diverged
+  double seconds = 0.0;
+};
+
+/// Runs every trial of the plan not yet complete in `options.out`, writing each as it ends.
+RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const Registry& registry,
+                   const RunOptions& options);
+
+}  // namespace rankone

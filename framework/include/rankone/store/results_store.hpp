@@ -1,0 +1,99 @@
+#pragma once
+/// \file The results store: one SQLite database (`results.sqlite`) in a run's output folder.
+///
+/// Tables: `runs` (the resolved experiment and its provenance: git commit, compiler and flags,
+/// library versions, host, start and end), `trials` (coordinates, seed, status, message, seconds,
+/// keyed by content so a rerun skips completed trials) and `points` (iteration, samples, seconds,
+/// metric, value). A trial and its points are written in one transaction when it ends, so an
+/// interrupted run loses at most the trials in flight.
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "rankone/core/params.hpp"
+
+struct sqlite3;
+
+namespace rankone {
+
+struct Point {
+  int iteration = 0;
+  Index samples = 0;
+  double seconds = 0.0;
+  std::string metric;
+  double value = 0.0;
+};
+
+struct TrialRecord {
+  std::string key;
+  std::size_t cell = 0;
+  Json coordinates = Json::object();
+  int repetition = 0;
+  std::string estimator;  ///< plugin name
+  std::string label;
+  std::uint64_t data_seed = 0;
+  std::uint64_t estimator_seed = 0;
+  std::string status;
+  std::string message;
+  int iterations = 0;
+  Index samples = 0;
+  double seconds = 0.0;
+  Json config;  ///< the resolved trial: data, estimator, metrics
+  std::vector<Point> points;
+};
+
+/// Provenance of a run.
+struct RunInfo {
+  Json experiment;
+  std::string experiment_file;
+  std::string command;
+};
+
+class ResultsStore {
+ public:
+  /// Opens (creating if needed) `folder/results.sqlite`.
+  explicit ResultsStore(const std::filesystem::path& folder);
+  ~ResultsStore();
+  ResultsStore(const ResultsStore&) = delete;
+  ResultsStore& operator=(const ResultsStore&) = delete;
+
+  static std::filesystem::path database_path(const std::filesystem::path& folder);
+  /// True when `folder` holds a results database.
+  static bool exists(const std::filesystem::path& folder);
+
+  /// Records a new run with its provenance and returns its id.
+  std::int64_t begin_run(const RunInfo& info);
+  void end_run(std::int64_t run_id, const std::string& status);
+
+  /// Content keys of the trials already completed (any terminal status).
+  std::set<std::string> completed_keys() const;
+  /// Writes a finished trial and its points atomically.
+  void write_trial(std::int64_t run_id, const TrialRecord& trial);
+
+  /// Every trial, with or without its points.
+  std::vector<TrialRecord> trials(bool with_points) const;
+  /// The experiment document of the latest run.
+  Json latest_experiment() const;
+
+ private:
+  void exec(const std::string& sql) const;
+  sqlite3* db_ = nullptr;
+  std::filesystem::path path_;
+};
+
+/// Writes long-format rows (trial, estimator, label, repetition, one column per sweep coordinate,
+/// status, iteration, samples, seconds, metric, value) as CSV or JSON.
+void export_results(const ResultsStore& store, const std::string& format, std::ostream& out);
+
+/// Provenance strings recorded with each run.
+struct BuildInfo {
+  static std::string git_commit();
+  static std::string compiler();
+  static std::string flags();
+  static Json libraries();
+  static std::string host();
+};
+
+}  // namespace rankone

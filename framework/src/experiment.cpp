@@ -1,0 +1,393 @@
+// Experiment composition, validation and planning.
+#include "rankone/experiment/experiment.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "rankone/core/errors.hpp"
+#include "rankone/core/rng.hpp"
+
+namespace rankone {
+
+namespace fs = std::filesystem;
+
+std::string ComposedExperiment::origin_of(const std::string& pointer) const {
+  std::string p = pointer;
+  while (true) {
+    auto it = origins.find(p);
+    if (it != origins.end()) return it->second;
+    const auto slash = p.rfind('/');
+    if (slash == std::string::npos || p.empty()) break;
+    p = p.substr(0, slash);
+  }
+  return file.string();
+}
+
+Json read_json_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ConfigError(file.string() + ": cannot open experiment file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  try {
+    return Json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const Json::parse_error& e) {
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') { ++line; column = 1; } else { ++column; }
+    }
+    std::string msg = e.what();
+    const auto pos = msg.find("syntax error");
+    throw ConfigError(file.string() + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                      ": invalid JSON: " + (pos == std::string::npos ? msg : msg.substr(pos)));
+  }
+}
+
+namespace {
+
+// Records every leaf pointer of `j` (and every object/array node) as coming from `origin`.
+void record_origins(const Json& j, const std::string& pointer, const std::string& origin,
+                    std::map<std::string, std::string>& origins) {
+  origins[pointer] = origin;
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) record_origins(it.value(), pointer + "/" + it.key(), origin, origins);
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) record_origins(j[i], pointer + "/" + std::to_string(i), origin, origins);
+  }
+}
+
+// Objects merge key by key; anything else in `top` replaces what `base` had.
+void deep_merge(Json& base, const Json& top) {
+  if (base.is_object() && top.is_object()) {
+    for (auto it = top.begin(); it != top.end(); ++it) {
+      if (base.contains(it.key())) deep_merge(base[it.key()], it.value());
+      else base[it.key()] = it.value();
+    }
+  } else {
+    base = top;
+  }
+}
+
+void compose_file(const fs::path& file, Json& doc, std::map<std::string, std::string>& origins,
+                  std::vector<fs::path>& chain) {
+  const fs::path canonical = fs::weakly_canonical(file);
+  for (const auto& f : chain)
+    if (f == canonical) throw ConfigError(file.string() + ": circular 'extends'");
+  chain.push_back(canonical);
+  Json own = read_json_file(file);
+  if (!own.is_object()) throw ConfigError(file.string() + ": at /: expected an object, found " + std::string(own.type_name()));
+  if (own.contains("extends")) {
+    Json ext = own["extends"];
+    if (ext.is_string()) ext = Json::array({ext});
+    if (!ext.is_array()) throw ConfigError(file.string() + ": at /extends: expected a file name or a list of them, found " + ext.dump());
+    for (std::size_t i = 0; i < ext.size(); ++i) {
+      if (!ext[i].is_string()) throw ConfigError(file.string() + ": at /extends/" + std::to_string(i) + ": expected a file name, found " + ext[i].dump());
+      const fs::path base = file.parent_path() / ext[i].get<std::string>();
+      if (!fs::exists(base)) throw ConfigError(file.string() + ": at /extends: file not found: " + base.string());
+      compose_file(base, doc, origins, chain);
+    }
+    own.erase("extends");
+  }
+  Json merged = doc.is_null() ? Json::object() : doc;
+  deep_merge(merged, own);
+  doc = std::move(merged);
+  record_origins(own, "", file.string(), origins);
+  chain.pop_back();
+}
+
+std::vector<std::string> split_dotted(const std::string& dotted) {
+  std::vector<std::string> parts;
+  std::stringstream ss(dotted);
+  std::string item;
+  while (std::getline(ss, item, '.')) parts.push_back(item);
+  return parts;
+}
+
+bool is_index(const std::string& s) {
+  return !s.empty() && s.size() < 10 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+std::string dotted_to_pointer(const std::string& dotted) {
+  std::string p;
+  for (const auto& part : split_dotted(dotted)) p += "/" + part;
+  return p;
+}
+
+void set_dotted(Json& doc, const std::string& dotted, const Json& value, const std::string& what) {
+  const auto parts = split_dotted(dotted);
+  if (parts.empty() || std::any_of(parts.begin(), parts.end(), [](const std::string& s) { return s.empty(); }))
+    throw ConfigError(what + ": '" + dotted + "' is not a key path (expected names and indices joined by '.')");
+  Json* node = &doc;
+  std::string pointer;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    pointer += "/" + part;
+    const bool last = i + 1 == parts.size();
+    if (node->is_array()) {
+      if (!is_index(part) || std::stoul(part) >= node->size())
+        throw ConfigError(what + ": at " + pointer + ": expected an index below " + std::to_string(node->size()) +
+                          " (the array has " + std::to_string(node->size()) + " elements), found '" + part + "'");
+      node = &(*node)[std::stoul(part)];
+    } else {
+      if (node->is_string() && !last) *node = Json{{"name", *node}};  // "gaussian" → {"name": "gaussian"}
+      if (!node->is_object() && !node->is_null())
+        throw ConfigError(what + ": at " + pointer + ": cannot set a key inside a " + std::string(node->type_name()));
+      node = &(*node)[part];
+    }
+    if (last) *node = value;
+  }
+}
+
+ComposedExperiment compose_experiment(const fs::path& file, const std::vector<std::string>& overrides) {
+  ComposedExperiment exp;
+  exp.file = file;
+  if (!fs::exists(file)) throw ConfigError(file.string() + ": experiment file not found");
+  std::vector<fs::path> chain;
+  Json doc;
+  compose_file(file, doc, exp.origins, chain);
+  for (const auto& o : overrides) {
+    const auto eq = o.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError("command line override '" + o + "': expected key.path=value");
+    const std::string key = o.substr(0, eq);
+    const std::string text = o.substr(eq + 1);
+    Json value;
+    try {
+      value = Json::parse(text);
+    } catch (const Json::parse_error&) {
+      value = text;  // a bare word is a string
+    }
+    const std::string what = "command line override '" + o + "'";
+    set_dotted(doc, key, value, what);
+    record_origins(value, dotted_to_pointer(key), what, exp.origins);
+  }
+  exp.document = std::move(doc);
+  return exp;
+}
+
+std::vector<fs::path> experiment_plugin_paths(const ComposedExperiment& experiment) {
+  std::vector<fs::path> out;
+  const Json& doc = experiment.document;
+  if (!doc.contains("plugin_paths")) return out;
+  const Json& paths = doc["plugin_paths"];
+  const std::string origin = experiment.origin_of("/plugin_paths");
+  if (!paths.is_array()) throw ConfigError(origin + ": at /plugin_paths: expected an array of paths, found " + paths.dump());
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    if (!paths[i].is_string())
+      throw ConfigError(origin + ": at /plugin_paths/" + std::to_string(i) + ": expected a path, found " + paths[i].dump());
+    fs::path p = paths[i].get<std::string>();
+    if (p.is_relative()) p = fs::path(experiment.origin_of("/plugin_paths/" + std::to_string(i))).parent_path() / p;
+    out.push_back(p);
+  }
+  return out;
+}
+
+namespace {
+
+const std::set<std::string> kTopLevelKeys = {"name", "description", "seed", "repetitions", "plugin_paths", "data",
+                                             "estimators", "metrics", "sweep", "record_every", "success"};
+
+struct SweepAxis {
+  std::vector<std::string> paths;  // one path, or several moving together
+  std::vector<std::vector<Json>> values;  // values[path][position]
+  std::size_t size() const { return values.empty() ? 0 : values[0].size(); }
+};
+
+std::vector<SweepAxis> read_sweep(const ComposedExperiment& exp, const ValidationContext& ctx) {
+  std::vector<SweepAxis> axes;
+  const Json& doc = exp.document;
+  if (!doc.contains("sweep")) return axes;
+  const Json& sweep = doc["sweep"];
+  if (!sweep.is_object()) ctx.fail("/sweep", "an object with \"grid\" and/or \"zip\"", sweep);
+  for (auto it = sweep.begin(); it != sweep.end(); ++it)
+    if (it.key() != "grid" && it.key() != "zip")
+      ctx.fail_message("/sweep/" + it.key(), "unknown key '" + it.key() + "'; expected \"grid\" or \"zip\"");
+  auto check_values = [&](const Json& v, const std::string& pointer) {
+    if (!v.is_array() || v.empty()) ctx.fail(pointer, "a non-empty array of values", v);
+  };
+  if (sweep.contains("grid")) {
+    const Json& grid = sweep["grid"];
+    if (!grid.is_object()) ctx.fail("/sweep/grid", "an object mapping key paths to arrays of values", grid);
+    for (auto it = grid.begin(); it != grid.end(); ++it) {
+      check_values(it.value(), "/sweep/grid/" + it.key());
+      axes.push_back(SweepAxis{{it.key()}, {it.value().get<std::vector<Json>>()}});
+    }
+  }
+  if (sweep.contains("zip")) {
+    const Json& zip = sweep["zip"];
+    if (!zip.is_array()) ctx.fail("/sweep/zip", "an array of groups (objects of equally long arrays)", zip);
+    for (std::size_t g = 0; g < zip.size(); ++g) {
+      const std::string gp = "/sweep/zip/" + std::to_string(g);
+      if (!zip[g].is_object() || zip[g].empty()) ctx.fail(gp, "an object mapping key paths to arrays of values", zip[g]);
+      SweepAxis axis;
+      for (auto it = zip[g].begin(); it != zip[g].end(); ++it) {
+        check_values(it.value(), gp + "/" + it.key());
+        if (!axis.values.empty() && it.value().size() != axis.size())
+          ctx.fail(gp + "/" + it.key(), "an array of " + std::to_string(axis.size()) + " values (zipped axes move together)", it.value());
+        axis.paths.push_back(it.key());
+        axis.values.push_back(it.value().get<std::vector<Json>>());
+      }
+      axes.push_back(std::move(axis));
+    }
+  }
+  return axes;
+}
+
+std::string content_key(const Json& content) {
+  const std::string text = content.dump();
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(derive_seed(0x243F6A8885A308D3ull, text)),
+                static_cast<unsigned long long>(derive_seed(0x13198A2E03707344ull, text)));
+  return buf;
+}
+
+}  // namespace
+
+Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry) {
+  const Json& doc = exp.document;
+  ValidationContext ctx(registry, [&exp](const std::string& p) { return exp.origin_of(p); });
+  if (!doc.is_object()) ctx.fail("/", "an experiment object", doc);
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (!kTopLevelKeys.count(it.key())) {
+      std::string known;
+      for (const auto& k : kTopLevelKeys) known += (known.empty() ? "" : ", ") + k;
+      ctx.fail_message("/" + it.key(), "unknown key '" + it.key() + "'; expected one of: " + known);
+    }
+  }
+  auto get_int = [&](const char* key, std::int64_t def, std::int64_t min) {
+    if (!doc.contains(key)) return def;
+    const Json& v = doc[key];
+    if (!v.is_number_integer() || v.get<std::int64_t>() < min)
+      ctx.fail(std::string("/") + key, "an integer ≥ " + std::to_string(min), v);
+    return v.get<std::int64_t>();
+  };
+  const std::uint64_t seed = static_cast<std::uint64_t>(get_int("seed", 1, 0));
+  const int repetitions = static_cast<int>(get_int("repetitions", 1, 1));
+  const int record_every = static_cast<int>(get_int("record_every", 1, 1));
+  for (const char* key : {"name", "description"})
+    if (doc.contains(key) && !doc[key].is_string()) ctx.fail(std::string("/") + key, "a string", doc[key]);
+  if (!doc.contains("data")) ctx.fail_message("/data", "missing required key 'data' (a source, e.g. {\"name\": \"synthetic\", ...})");
+  if (!doc.contains("estimators")) ctx.fail_message("/estimators", "missing required key 'estimators' (an array of estimators)");
+  if (!doc["estimators"].is_array() || doc["estimators"].empty())
+    ctx.fail("/estimators", "a non-empty array of estimators", doc["estimators"]);
+  if (!doc.contains("metrics")) ctx.fail_message("/metrics", "missing required key 'metrics' (an array of metrics)");
+  if (!doc["metrics"].is_array() || doc["metrics"].empty()) ctx.fail("/metrics", "a non-empty array of metrics", doc["metrics"]);
+  if (doc.contains("success")) {
+    const Json& s = doc["success"];
+    if (!s.is_object() || !s.contains("metric") || !s["metric"].is_string() || !s.contains("below") || !s["below"].is_number())
+      ctx.fail("/success", "an object {\"metric\": name, \"below\": number}", s);
+  }
+
+  const auto axes = read_sweep(exp, ctx);
+  Plan plan;
+  for (const auto& a : axes)
+    for (const auto& p : a.paths) plan.axes.push_back(p);
+
+  // Enumerate cells: the last axis moves fastest.
+  std::vector<std::size_t> position(axes.size(), 0);
+  std::size_t cell_count = 1;
+  for (const auto& a : axes) cell_count *= a.size();
+
+  for (std::size_t cell = 0; cell < cell_count; ++cell) {
+    std::size_t rest = cell;
+    for (std::size_t a = axes.size(); a-- > 0;) {
+      position[a] = rest % axes[a].size();
+      rest /= axes[a].size();
+    }
+    Json cell_doc = doc;
+    Json coords = Json::object();
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      for (std::size_t p = 0; p < axes[a].paths.size(); ++p) {
+        const Json& value = axes[a].values[p][position[a]];
+        set_dotted(cell_doc, axes[a].paths[p], value, exp.origin_of("/sweep") + ": sweep axis '" + axes[a].paths[p] + "'");
+        coords[axes[a].paths[p]] = value;
+      }
+    }
+    // Validate the cell: its values come from the files, the overrides, or the sweep.
+    auto origin = [&exp, &axes](const std::string& pointer) {
+      for (const auto& a : axes)
+        for (const auto& p : a.paths)
+          if (pointer.rfind(dotted_to_pointer(p), 0) == 0) return exp.origin_of("/sweep") + " (sweep axis '" + p + "')";
+      return exp.origin_of(pointer);
+    };
+    ValidationContext cell_ctx(registry, origin);
+    const Json data = validate_plugin_ref(cell_doc["data"], Kind::data_source, cell_ctx, "/data");
+    Json estimators = Json::array();
+    std::set<std::string> labels;
+    for (std::size_t e = 0; e < cell_doc["estimators"].size(); ++e) {
+      const std::string path = "/estimators/" + std::to_string(e);
+      Json est = validate_plugin_ref(cell_doc["estimators"][e], Kind::estimator, cell_ctx, path);
+      const std::string label = est.value("label", est["name"].get<std::string>());
+      if (!labels.insert(label).second)
+        cell_ctx.fail_message(path, "two estimators are labelled '" + label + "'; give each a distinct \"label\"");
+      est["label"] = label;
+      estimators.push_back(std::move(est));
+    }
+    Json metrics = Json::array();
+    for (std::size_t m = 0; m < cell_doc["metrics"].size(); ++m)
+      metrics.push_back(validate_plugin_ref(cell_doc["metrics"][m], Kind::metric, cell_ctx, "/metrics/" + std::to_string(m)));
+
+    if (cell == 0) {
+      plan.resolved = doc;
+      plan.resolved["data"] = data;
+      plan.resolved["estimators"] = estimators;
+      plan.resolved["metrics"] = metrics;
+      if (!axes.empty()) {  // show the base document's values, unless only the sweep completes it
+        try {
+          ValidationContext base_ctx(registry, [&exp](const std::string& p) { return exp.origin_of(p); });
+          plan.resolved["data"] = validate_plugin_ref(doc["data"], Kind::data_source, base_ctx, "/data");
+          for (std::size_t e = 0; e < doc["estimators"].size(); ++e) {
+            Json est = validate_plugin_ref(doc["estimators"][e], Kind::estimator, base_ctx, "/estimators/" + std::to_string(e));
+            est["label"] = est.value("label", est["name"].get<std::string>());
+            plan.resolved["estimators"][e] = est;
+          }
+        } catch (const ConfigError&) {
+        }
+      }
+      plan.resolved["seed"] = seed;
+      plan.resolved["repetitions"] = repetitions;
+      plan.resolved["record_every"] = record_every;
+    }
+    plan.cells.push_back(coords);
+
+    // The data stream depends only on the data coordinates, so estimator sweeps stay paired.
+    Json data_coords = Json::object();
+    for (auto it = coords.begin(); it != coords.end(); ++it)
+      if (it.key().rfind("data", 0) == 0) data_coords[it.key()] = it.value();
+
+    for (int rep = 0; rep < repetitions; ++rep) {
+      const std::uint64_t data_seed = derive_seed(seed, "data|" + data_coords.dump() + "|rep=" + std::to_string(rep));
+      for (std::size_t e = 0; e < estimators.size(); ++e) {
+        TrialSpec t;
+        t.cell = cell;
+        t.coordinates = coords;
+        t.repetition = rep;
+        t.estimator_index = e;
+        t.label = estimators[e]["label"].get<std::string>();
+        t.data = data;
+        t.estimator = estimators[e];
+        t.metrics = metrics;
+        t.record_every = record_every;
+        t.data_seed = data_seed;
+        t.estimator_seed = derive_seed(data_seed, "estimator|" + t.label);
+        t.key = content_key(Json{{"coordinates", coords},
+                                 {"repetition", rep},
+                                 {"data", t.data},
+                                 {"estimator", t.estimator},
+                                 {"metrics", t.metrics},
+                                 {"record_every", record_every},
+                                 {"data_seed", t.data_seed},
+                                 {"estimator_seed", t.estimator_seed}});
+        plan.trials.push_back(std::move(t));
+      }
+    }
+  }
+  return plan;
+}
+
+}  // namespace rankone

@@ -1,0 +1,231 @@
+// The registry of plugin registrations and the plugin library loader.
+#include "rankone/plugin/registry.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+
+#include "rankone/plugin/plugin_api.hpp"
+
+namespace rankone {
+
+const char* core_build_fingerprint() { return RANKONE_BUILD_FINGERPRINT; }
+
+std::string to_string(Kind k) {
+  switch (k) {
+    case Kind::sampler: return "sampler";
+    case Kind::sensing_operator: return "operator";
+    case Kind::data_source: return "source";
+    case Kind::estimator: return "estimator";
+    case Kind::metric: return "metric";
+  }
+  return "unknown";
+}
+
+Kind kind_from_string(const std::string& s) {
+  for (Kind k : {Kind::sampler, Kind::sensing_operator, Kind::data_source, Kind::estimator, Kind::metric})
+    if (to_string(k) == s) return k;
+  throw ConfigError("unknown plugin kind '" + s + "' (expected sampler, operator, source, estimator or metric)");
+}
+
+std::string with_article(const std::string& noun) {
+  const bool vowel = !noun.empty() && std::string("aeiou").find(noun[0]) != std::string::npos;
+  return (vowel ? "an " : "a ") + noun;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+void Registry::add(Registration r) {
+  if (r.name.empty()) throw PluginError("a registration from " + r.library + " has an empty name");
+  if (!r.factory) throw PluginError("registration '" + r.name + "' from " + r.library + " has no factory");
+  auto it = entries_.find(r.name);
+  if (it != entries_.end())
+    throw PluginError("duplicate plugin name '" + r.name + "': registered by " +
+                      (it->second.library.empty() ? std::string("(built in)") : it->second.library) + " and by " +
+                      (r.library.empty() ? std::string("(built in)") : r.library));
+  entries_.emplace(r.name, std::move(r));
+}
+
+namespace {
+
+// Plugin libraries are never unloaded: objects and std::functions they made may outlive any registry.
+std::vector<boost::dll::shared_library>& loaded_libraries() {
+  static auto* libs = new std::vector<boost::dll::shared_library>();
+  return *libs;
+}
+
+}  // namespace
+
+void Registry::load_library(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec))
+    throw PluginError("plugin library not found: " + file.string());
+  const auto canonical = std::filesystem::canonical(file, ec);
+  if (std::find(libraries_.begin(), libraries_.end(), canonical) != libraries_.end()) return;  // already loaded
+
+  boost::dll::shared_library lib;
+  boost::dll::fs::error_code load_error;
+  lib.load(canonical.string(), boost::dll::load_mode::default_mode, load_error);
+  if (load_error || !lib.is_loaded())
+    throw PluginError("cannot load plugin library " + canonical.string() + ": " + load_error.message() +
+                      " (missing, corrupt or built for another system?)");
+  if (!lib.has("rankone_plugin_api_version") || !lib.has("rankone_plugin_fingerprint") || !lib.has("rankone_plugin"))
+    throw PluginError(canonical.string() + " is not a RankOne plugin: it does not export rankone_plugin, "
+                      "rankone_plugin_api_version and rankone_plugin_fingerprint (define them with RANKONE_PLUGIN)");
+
+  const int api = lib.get_alias<PluginProbeInt>("rankone_plugin_api_version")();
+  if (api != kPluginApiVersion)
+    throw PluginError("plugin API version mismatch in " + canonical.string() + ": the library has version " +
+                      std::to_string(api) + ", this rankone expects " + std::to_string(kPluginApiVersion) +
+                      "; rebuild the plugin against this RankOne");
+  const std::string fingerprint = lib.get_alias<PluginProbeString>("rankone_plugin_fingerprint")();
+  if (fingerprint != core_build_fingerprint())
+    throw PluginError("build fingerprint mismatch in " + canonical.string() + ":\n  library: " + fingerprint +
+                      "\n  core:    " + core_build_fingerprint() + "\nrebuild the plugin with the same compiler and libraries");
+
+  PluginDescriptor descriptor = lib.get_alias<PluginEntryPoint>("rankone_plugin")();
+  if (descriptor.api_version != kPluginApiVersion)
+    throw PluginError("plugin API version mismatch in " + canonical.string() + " (descriptor says " +
+                      std::to_string(descriptor.api_version) + ")");
+  // Check every name first so that a failing library adds nothing.
+  for (const auto& r : descriptor.registrations) {
+    if (entries_.count(r.name))
+      throw PluginError("duplicate plugin name '" + r.name + "': registered by " + entries_.at(r.name).library +
+                        " and by " + canonical.string());
+  }
+  for (auto& r : descriptor.registrations) {
+    r.library = canonical.string();
+    add(std::move(r));
+  }
+  libraries_.push_back(canonical);
+  loaded_libraries().push_back(std::move(lib));
+}
+
+void Registry::load_folder(const std::filesystem::path& folder) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec)) throw PluginError("plugin folder not found: " + folder.string());
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(folder))
+    if (e.path().extension() == ".so") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) load_library(f);
+}
+
+std::filesystem::path Registry::default_plugin_folder() {
+  // The core library lives in <prefix>/lib (or build/lib); its plugins in lib/rankone/plugins.
+  const auto core = std::filesystem::path(boost::dll::this_line_location().string());
+  return core.parent_path() / "rankone" / "plugins";
+}
+
+void Registry::load_default(const std::vector<std::filesystem::path>& extra) {
+  const auto builtin = default_plugin_folder();
+  if (std::filesystem::is_directory(builtin)) load_folder(builtin);
+  if (const char* env = std::getenv("RANKONE_PLUGIN_PATH")) {
+    std::stringstream ss(env);
+    std::string item;
+    while (std::getline(ss, item, ':')) {
+      if (item.empty()) continue;
+      const std::filesystem::path p(item);
+      if (std::filesystem::is_directory(p)) load_folder(p); else load_library(p);
+    }
+  }
+  for (const auto& p : extra) {
+    if (std::filesystem::is_directory(p)) load_folder(p); else load_library(p);
+  }
+}
+
+const Registration& Registry::get(const std::string& name, std::optional<Kind> kind) const {
+  auto it = entries_.find(name);
+  if (it != entries_.end()) {
+    if (kind && it->second.kind != *kind)
+      throw PluginError("'" + name + "' is " + with_article(to_string(it->second.kind)) + ", but " +
+                        with_article(to_string(*kind)) + " is expected here");
+    return it->second;
+  }
+  std::string known, closest;
+  std::size_t best = std::string::npos;
+  for (const auto& [n, r] : entries_) {
+    if (kind && r.kind != *kind) continue;
+    known += (known.empty() ? "" : ", ") + n;
+    const std::size_t dist = edit_distance(name, n);
+    if (dist < best) { best = dist; closest = n; }
+  }
+  std::string what = kind ? to_string(*kind) : std::string("plugin");
+  std::string msg = "unknown " + what + " '" + name + "'";
+  if (!closest.empty()) msg += "; did you mean '" + closest + "'?";
+  msg += " Known " + what + "s: " + (known.empty() ? std::string("(none loaded)") : known);
+  throw PluginError(msg);
+}
+
+std::vector<const Registration*> Registry::all() const {
+  std::vector<const Registration*> out;
+  for (const auto& [n, r] : entries_) out.push_back(&r);
+  return out;
+}
+
+std::vector<const Registration*> Registry::of_kind(Kind kind) const {
+  std::vector<const Registration*> out;
+  for (const auto& [n, r] : entries_)
+    if (r.kind == kind) out.push_back(&r);
+  return out;
+}
+
+std::unique_ptr<Component> Registry::create_component(const Json& ref, Kind kind, const std::string& path) const {
+  const std::string name = ref.is_string() ? ref.get<std::string>() : ref.value("name", std::string{});
+  const Registration& r = get(name, kind);
+  Json values = ref.is_object() ? ref : Json::object();
+  values.erase("name");
+  values.erase("label");
+  return r.factory(Params(values, path), BuildContext{*this});
+}
+
+void ValidationContext::fail(const std::string& path, const std::string& expected, const Json& found) const {
+  std::string shown = found.dump();
+  if (shown.size() > 80) shown = shown.substr(0, 77) + "...";
+  fail_message(path, "expected " + expected + ", found " + shown);
+}
+
+void ValidationContext::fail_message(const std::string& path, const std::string& message) const {
+  const std::string where = origin(path);
+  throw ConfigError((where.empty() ? std::string() : where + ": ") + "at " + (path.empty() ? "/" : path) + ": " + message);
+}
+
+Json validate_plugin_ref(const Json& ref, Kind kind, const ValidationContext& ctx, const std::string& path) {
+  Json obj;
+  if (ref.is_string()) {
+    obj = Json{{"name", ref}};
+  } else if (ref.is_object()) {
+    obj = ref;
+    if (!obj.contains("name") || !obj["name"].is_string())
+      ctx.fail(path + "/name", "the name of " + with_article(to_string(kind)) + " (a string)", obj.value("name", Json()));
+  } else {
+    ctx.fail(path, with_article(to_string(kind)) + ": a name or an object with \"name\"", ref);
+  }
+  if (obj.contains("label") && !obj["label"].is_string()) ctx.fail(path + "/label", "a string", obj["label"]);
+  const std::string name = obj["name"].get<std::string>();
+  const Registration* reg = nullptr;
+  try {
+    reg = &ctx.registry().get(name, kind);
+  } catch (const PluginError& e) {
+    ctx.fail_message(path + (ref.is_object() ? "/name" : ""), e.what());
+  }
+  Json out = reg->schema.validate(obj, ctx, path);
+  out["name"] = name;
+  if (obj.contains("label")) out["label"] = obj["label"];
+  return out;
+}
+
+}  // namespace rankone

@@ -1,0 +1,291 @@
+// SQLite results store and long-format export.
+#include "rankone/store/results_store.hpp"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <iomanip>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include <boost/version.hpp>
+
+#include "rankone/core/errors.hpp"
+
+namespace rankone {
+
+namespace {
+
+std::string now_utc() {
+  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::ostringstream os;
+  os << std::put_time(&tm, "%Y-%m-%dT%H:%M:%SZ");
+  return os.str();
+}
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
+      throw std::runtime_error(std::string("results store: cannot prepare statement: ") + sqlite3_errmsg(db));
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement& bind(int i, const std::string& s) { sqlite3_bind_text(stmt_, i, s.c_str(), -1, SQLITE_TRANSIENT); return *this; }
+  Statement& bind(int i, std::int64_t v) { sqlite3_bind_int64(stmt_, i, v); return *this; }
+  Statement& bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); return *this; }
+  /// Steps once; true when a row is available.
+  bool step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw std::runtime_error(std::string("results store: ") + sqlite3_errmsg(db_));
+  }
+  void reset() { sqlite3_reset(stmt_); sqlite3_clear_bindings(stmt_); }
+  std::string text(int col) const {
+    const auto* p = sqlite3_column_text(stmt_, col);
+    return p ? reinterpret_cast<const char*>(p) : "";
+  }
+  std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
+  double real(int col) const { return sqlite3_column_double(stmt_, col); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS runs(
+  id INTEGER PRIMARY KEY, started TEXT, ended TEXT, status TEXT, experiment TEXT, experiment_file TEXT,
+  command TEXT, git_commit TEXT, compiler TEXT, flags TEXT, libraries TEXT, host TEXT);
+CREATE TABLE IF NOT EXISTS trials(
+  id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL, run_id INTEGER, cell INTEGER, coordinates TEXT,
+  repetition INTEGER, estimator TEXT, label TEXT, data_seed TEXT, estimator_seed TEXT, status TEXT,
+  message TEXT, iterations INTEGER, samples INTEGER, seconds REAL, config TEXT, finished TEXT);
+CREATE TABLE IF NOT EXISTS points(
+  trial_id INTEGER NOT NULL, iteration INTEGER, samples INTEGER, seconds REAL, metric TEXT, value REAL);
+CREATE INDEX IF NOT EXISTS points_by_trial ON points(trial_id);
+)sql";
+
+}  // namespace
+
+std::filesystem::path ResultsStore::database_path(const std::filesystem::path& folder) { return folder / "results.sqlite"; }
+bool ResultsStore::exists(const std::filesystem::path& folder) { return std::filesystem::exists(database_path(folder)); }
+
+ResultsStore::ResultsStore(const std::filesystem::path& folder) : path_(database_path(folder)) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec) throw InputError("cannot create output folder " + folder.string() + ": " + ec.message());
+  if (sqlite3_open(path_.c_str(), &db_) != SQLITE_OK) {
+    const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    throw InputError("cannot open results database " + path_.string() + ": " + msg);
+  }
+  sqlite3_busy_timeout(db_, 10000);
+  try {
+    exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+    exec(kSchema);
+  } catch (const std::exception& e) {
+    sqlite3_close(db_);
+    throw InputError(path_.string() + " is not a RankOne results database: " + e.what());
+  }
+}
+
+ResultsStore::~ResultsStore() { sqlite3_close(db_); }
+
+void ResultsStore::exec(const std::string& sql) const {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw std::runtime_error("results store (" + path_.string() + "): " + msg);
+  }
+}
+
+std::int64_t ResultsStore::begin_run(const RunInfo& info) {
+  Statement s(db_, "INSERT INTO runs(started, status, experiment, experiment_file, command, git_commit, compiler, flags, "
+                   "libraries, host) VALUES(?,?,?,?,?,?,?,?,?,?)");
+  s.bind(1, now_utc()).bind(2, std::string("running")).bind(3, info.experiment.dump()).bind(4, info.experiment_file);
+  s.bind(5, info.command).bind(6, BuildInfo::git_commit()).bind(7, BuildInfo::compiler()).bind(8, BuildInfo::flags());
+  s.bind(9, BuildInfo::libraries().dump()).bind(10, BuildInfo::host());
+  s.step();
+  return sqlite3_last_insert_rowid(db_);
+}
+
+void ResultsStore::end_run(std::int64_t run_id, const std::string& status) {
+  Statement s(db_, "UPDATE runs SET ended = ?, status = ? WHERE id = ?");
+  s.bind(1, now_utc()).bind(2, status).bind(3, run_id);
+  s.step();
+}
+
+std::set<std::string> ResultsStore::completed_keys() const {
+  std::set<std::string> keys;
+  Statement s(db_, "SELECT key FROM trials");
+  while (s.step()) keys.insert(s.text(0));
+  return keys;
+}
+
+void ResultsStore::write_trial(std::int64_t run_id, const TrialRecord& t) {
+  exec("BEGIN IMMEDIATE");
+  try {
+    Statement ins(db_, "INSERT INTO trials(key, run_id, cell, coordinates, repetition, estimator, label, data_seed, "
+                       "estimator_seed, status, message, iterations, samples, seconds, config, finished) "
+                       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    ins.bind(1, t.key).bind(2, run_id).bind(3, static_cast<std::int64_t>(t.cell)).bind(4, t.coordinates.dump());
+    ins.bind(5, static_cast<std::int64_t>(t.repetition)).bind(6, t.estimator).bind(7, t.label);
+    ins.bind(8, std::to_string(t.data_seed)).bind(9, std::to_string(t.estimator_seed)).bind(10, t.status);
+    ins.bind(11, t.message).bind(12, static_cast<std::int64_t>(t.iterations)).bind(13, static_cast<std::int64_t>(t.samples));
+    ins.bind(14, t.seconds).bind(15, t.config.dump()).bind(16, now_utc());
+    ins.step();
+    const std::int64_t trial_id = sqlite3_last_insert_rowid(db_);
+    Statement pt(db_, "INSERT INTO points(trial_id, iteration, samples, seconds, metric, value) VALUES(?,?,?,?,?,?)");
+    for (const auto& p : t.points) {
+      pt.reset();
+      pt.bind(1, trial_id).bind(2, static_cast<std::int64_t>(p.iteration)).bind(3, static_cast<std::int64_t>(p.samples));
+      pt.bind(4, p.seconds).bind(5, p.metric).bind(6, p.value);
+      pt.step();
+    }
+    exec("COMMIT");
+  } catch (...) {
+    exec("ROLLBACK");
+    throw;
+  }
+}
+
+std::vector<TrialRecord> ResultsStore::trials(bool with_points) const {
+  std::vector<TrialRecord> out;
+  std::map<std::int64_t, std::size_t> by_id;
+  Statement s(db_, "SELECT id, key, cell, coordinates, repetition, estimator, label, data_seed, estimator_seed, status, "
+                   "message, iterations, samples, seconds, config FROM trials ORDER BY cell, repetition, label");
+  while (s.step()) {
+    TrialRecord t;
+    t.key = s.text(1);
+    t.cell = static_cast<std::size_t>(s.integer(2));
+    t.coordinates = Json::parse(s.text(3));
+    t.repetition = static_cast<int>(s.integer(4));
+    t.estimator = s.text(5);
+    t.label = s.text(6);
+    t.data_seed = std::stoull(s.text(7));
+    t.estimator_seed = std::stoull(s.text(8));
+    t.status = s.text(9);
+    t.message = s.text(10);
+    t.iterations = static_cast<int>(s.integer(11));
+    t.samples = s.integer(12);
+    t.seconds = s.real(13);
+    t.config = Json::parse(s.text(14));
+    by_id[s.integer(0)] = out.size();
+    out.push_back(std::move(t));
+  }
+  if (with_points) {
+    Statement p(db_, "SELECT trial_id, iteration, samples, seconds, metric, value FROM points ORDER BY trial_id, rowid");
+    while (p.step()) {
+      auto it = by_id.find(p.integer(0));
+      if (it == by_id.end()) continue;
+      out[it->second].points.push_back(Point{static_cast<int>(p.integer(1)), p.integer(2), p.real(3), p.text(4), p.real(5)});
+    }
+  }
+  return out;
+}
+
+Json ResultsStore::latest_experiment() const {
+  Statement s(db_, "SELECT experiment FROM runs ORDER BY id DESC LIMIT 1");
+  if (!s.step()) return Json::object();
+  return Json::parse(s.text(0));
+}
+
+namespace {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string json_scalar_text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+}  // namespace
+
+void export_results(const ResultsStore& store, const std::string& format, std::ostream& out) {
+  if (format != "csv" && format != "json") throw UsageError("unknown export format '" + format + "' (expected csv or json)");
+  const auto trials = store.trials(true);
+  std::vector<std::string> coords;
+  for (const auto& t : trials)
+    for (auto it = t.coordinates.begin(); it != t.coordinates.end(); ++it)
+      if (std::find(coords.begin(), coords.end(), it.key()) == coords.end()) coords.push_back(it.key());
+  out << std::setprecision(17);
+  if (format == "csv") {
+    out << "trial,estimator,label,repetition";
+    for (const auto& c : coords) out << "," << csv_field(c);
+    out << ",status,iteration,samples,seconds,metric,value\n";
+    for (const auto& t : trials) {
+      std::ostringstream prefix;
+      prefix << std::setprecision(17) << t.key << "," << csv_field(t.estimator) << "," << csv_field(t.label) << "," << t.repetition;
+      for (const auto& c : coords) prefix << "," << (t.coordinates.contains(c) ? csv_field(json_scalar_text(t.coordinates[c])) : "");
+      prefix << "," << t.status;
+      for (const auto& p : t.points)
+        out << prefix.str() << "," << p.iteration << "," << p.samples << "," << p.seconds << "," << csv_field(p.metric) << ","
+            << p.value << "\n";
+    }
+  } else {
+    Json rows = Json::array();
+    for (const auto& t : trials)
+      for (const auto& p : t.points) {
+        Json row = {{"trial", t.key}, {"estimator", t.estimator}, {"label", t.label}, {"repetition", t.repetition},
+                    {"status", t.status}, {"iteration", p.iteration}, {"samples", p.samples}, {"seconds", p.seconds},
+                    {"metric", p.metric}, {"value", p.value}};
+        for (const auto& c : coords) row[c] = t.coordinates.contains(c) ? t.coordinates[c] : Json();
+        rows.push_back(std::move(row));
+      }
+    out << rows.dump(1) << "\n";
+  }
+}
+
+std::string BuildInfo::git_commit() {
+  const std::string cmd = std::string("git -C '") + RANKONE_SOURCE_DIR + "' rev-parse HEAD 2>/dev/null";
+  std::array<char, 128> buf{};
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    while (fgets(buf.data(), buf.size(), p)) out += buf.data();
+    pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out.empty() ? "unknown" : out;
+}
+
+std::string BuildInfo::compiler() {
+#if defined(__clang__)
+  return std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("gcc ") + __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+
+std::string BuildInfo::flags() { return std::string(RANKONE_BUILD_TYPE) + ": " + RANKONE_CXX_FLAGS; }
+
+Json BuildInfo::libraries() {
+  return Json{{"rankone", RANKONE_VERSION},
+              {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
+                            std::to_string(EIGEN_MINOR_VERSION)},
+              {"boost", BOOST_LIB_VERSION},
+              {"nlohmann_json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_MINOR) +
+                                    "." + std::to_string(NLOHMANN_JSON_VERSION_PATCH)},
+              {"sqlite", sqlite3_libversion()}};
+}
+
+std::string BuildInfo::host() {
+  char name[256] = {0};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+}  // namespace rankone

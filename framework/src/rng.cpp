@@ -1,0 +1,193 @@
+// Seeded random numbers: SplitMix64 seeding, seed derivation, xoshiro256++ helpers and a fast
+// exact normal generator.
+//
+// fill_normal is Box–Muller over blocks. A scalar pass draws the 64-bit words (the generator is a
+// sequential recurrence); a second, branch-free pass turns them into normals with polynomial log,
+// sin and cos written so that the compiler vectorises it (glibc's std::log/std::sin are not
+// vectorised without -ffast-math). The polynomials are accurate to a few ulp, so the output is
+// Box–Muller up to rounding: exact in distribution, tails included.
+//
+// Layout (pinned by tests/samplers/test_rng.cpp): normal pair i of a call consumes two words,
+// `a` then `b`. The radius is r = sqrt(-2 ln u) with u = ((a >> 11) + 1) · 2⁻⁵³ ∈ (0, 1]; the angle
+// comes from `b`: φ = (b >> 11) · 2⁻⁵³ · π/4 ∈ [0, π/4), and bits 8, 9, 10 of `b` reflect the point
+// (cos φ, sin φ) into one of the eight octants (bit 8: swap the coordinates, bit 9: negate the
+// first, bit 10: negate the second). The pair is (r·x, r·y); an odd `n` drops the last y.
+#include "rankone/core/rng.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+
+namespace rankone {
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+namespace {
+
+/// FNV-1a, 64 bit: a simple byte hash; splitmix64 afterwards supplies the avalanche it lacks.
+std::uint64_t fnv1a64(std::string_view bytes) {
+  std::uint64_t hash = 0xCBF29CE484222325ULL;
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 0x100000001B3ULL;
+  }
+  return hash;
+}
+
+}  // namespace
+
+std::uint64_t derive_seed(std::uint64_t parent, std::string_view label) {
+  // Mix the parent first so that nearby parents (1, 2, 3, ...) are unrelated before combining.
+  std::uint64_t state = parent;
+  state = splitmix64(state) ^ fnv1a64(label);
+  return splitmix64(state);
+}
+
+Rng::Rng(std::uint64_t seed) {
+  // splitmix64 is a bijection of its counter, so at most one of four consecutive outputs is zero:
+  // the state is never all zero.
+  std::uint64_t state = seed;
+  for (auto& word : s_) word = splitmix64(state);
+}
+
+std::uint64_t Rng::below(std::uint64_t n) {
+  if (n == 0) throw std::invalid_argument("Rng::below(0): the range [0, 0) is empty");
+  // Lemire (2019): the high word of x·n is uniform on [0, n) once the few x whose low word falls
+  // below 2⁶⁴ mod n are rejected.
+  unsigned __int128 product = static_cast<unsigned __int128>((*this)()) * n;
+  auto low = static_cast<std::uint64_t>(product);
+  if (low < n) {
+    const std::uint64_t threshold = (0 - n) % n;  // 2⁶⁴ mod n
+    while (low < threshold) {
+      product = static_cast<unsigned __int128>((*this)()) * n;
+      low = static_cast<std::uint64_t>(product);
+    }
+  }
+  return static_cast<std::uint64_t>(product >> 64);
+}
+
+double Rng::normal() {
+  // Marsaglia's polar method; the second deviate is dropped because Rng keeps no cache.
+  double u, v, s;
+  do {
+    u = 2.0 * uniform() - 1.0;
+    v = 2.0 * uniform() - 1.0;
+    s = u * u + v * v;
+  } while (s >= 1.0 || s == 0.0);
+  return u * std::sqrt(-2.0 * std::log(s) / s);
+}
+
+void Rng::fill_uniform(double* out, Index n) {
+  for (Index i = 0; i < n; ++i) out[i] = uniform();
+}
+
+namespace {
+
+/// ln u for a normal (not subnormal) double u > 0, branch-free: u = 2^e · m with m ∈ [≈√½, ≈√2), and
+/// ln m = 2 atanh(s) = 2 (s + s³/3 + s⁵/5 + …) with s = (m − 1)/(m + 1), |s| ≤ 0.172; ten terms
+/// leave a truncation error below 1e-17.
+inline double log_positive(double u) {
+  // Integer arithmetic on the bits (musl's trick) instead of comparisons keeps the loop
+  // vectorisable: adding bits(1) − bits(√½) raises the exponent by one exactly when the mantissa
+  // is ≥ √2, and the low 52 bits plus bits(√½) rebuild m in [√½, √2).
+  constexpr std::uint64_t sqrt_half_bits = 0x3FE6A09E00000000ULL;  // ≈ √½, low word cleared
+  const std::uint64_t shifted = std::bit_cast<std::uint64_t>(u) + (0x3FF0000000000000ULL - sqrt_half_bits);
+  const double mantissa = std::bit_cast<double>((shifted & 0x000FFFFFFFFFFFFFULL) + sqrt_half_bits);
+  // e as an exact double: the biased exponent placed in the low bits of 2⁵², minus 2⁵² + 1023.
+  const double exponent = std::bit_cast<double>((shifted >> 52) | 0x4330000000000000ULL) - (0x1p52 + 1023.0);
+
+  const double s = (mantissa - 1.0) / (mantissa + 1.0);
+  const double z = s * s;
+  double series = 1.0 / 19.0;
+  series = series * z + 1.0 / 17.0;
+  series = series * z + 1.0 / 15.0;
+  series = series * z + 1.0 / 13.0;
+  series = series * z + 1.0 / 11.0;
+  series = series * z + 1.0 / 9.0;
+  series = series * z + 1.0 / 7.0;
+  series = series * z + 1.0 / 5.0;
+  series = series * z + 1.0 / 3.0;
+  series = series * z;  // the leading 1 is added after the multiplication by 2s, for accuracy
+  // ln 2 split into a part with trailing zero bits (so exponent·ln2_high is exact) and the rest.
+  constexpr double ln2_high = 6.93147180369123816490e-01;
+  constexpr double ln2_low = 1.90821492927058770002e-10;
+  const double two_s = 2.0 * s;
+  return exponent * ln2_high + (two_s + (two_s * series + exponent * ln2_low));
+}
+
+/// sin φ and cos φ for φ ∈ [0, π/4] by Taylor polynomials (truncation error below 1e-16).
+inline void sincos_first_octant(double phi, double& sine, double& cosine) {
+  const double z = phi * phi;
+  double sin_poly = -1.0 / 1307674368000.0;  // −1/15!
+  sin_poly = sin_poly * z + 1.0 / 6227020800.0;
+  sin_poly = sin_poly * z - 1.0 / 39916800.0;
+  sin_poly = sin_poly * z + 1.0 / 362880.0;
+  sin_poly = sin_poly * z - 1.0 / 5040.0;
+  sin_poly = sin_poly * z + 1.0 / 120.0;
+  sin_poly = sin_poly * z - 1.0 / 6.0;
+  sine = phi + phi * z * sin_poly;
+
+  double cos_poly = 1.0 / 20922789888000.0;  // 1/16!
+  cos_poly = cos_poly * z - 1.0 / 87178291200.0;
+  cos_poly = cos_poly * z + 1.0 / 479001600.0;
+  cos_poly = cos_poly * z - 1.0 / 3628800.0;
+  cos_poly = cos_poly * z + 1.0 / 40320.0;
+  cos_poly = cos_poly * z - 1.0 / 720.0;
+  cos_poly = cos_poly * z + 1.0 / 24.0;
+  cosine = 1.0 + z * (cos_poly * z - 0.5);
+}
+
+constexpr Index kPairsPerBlock = 128;
+
+}  // namespace
+
+void Rng::fill_normal(double* out, Index n) {
+  // Per block: scalar draws into plain arrays, then one vectorisable transform.
+  alignas(64) double radius_uniform[kPairsPerBlock];
+  alignas(64) double radius[kPairsPerBlock];
+  alignas(64) double angle[kPairsPerBlock];
+  alignas(64) std::uint64_t octant_word[kPairsPerBlock];
+  alignas(64) double normals[2 * kPairsPerBlock];
+  constexpr double quarter_pi = std::numbers::pi / 4.0;
+
+  for (Index done = 0; done < n;) {
+    const Index pairs = std::min<Index>(kPairsPerBlock, (n - done + 1) / 2);
+    for (Index i = 0; i < pairs; ++i) {
+      const std::uint64_t a = (*this)();
+      const std::uint64_t b = (*this)();
+      radius_uniform[i] = static_cast<double>((a >> 11) + 1) * 0x1.0p-53;  // (0, 1]: ln is finite
+      angle[i] = static_cast<double>(b >> 11) * (0x1.0p-53 * quarter_pi);
+      octant_word[i] = b;
+    }
+    for (Index i = 0; i < pairs; ++i) radius[i] = -2.0 * log_positive(radius_uniform[i]);
+    // Eigen's packet sqrt: a plain std::sqrt loop is not vectorised because of errno handling.
+    Eigen::Map<Eigen::ArrayXd> radius_map(radius, pairs);
+    radius_map = radius_map.sqrt();
+    for (Index i = 0; i < pairs; ++i) {
+      double sine, cosine;
+      sincos_first_octant(angle[i], sine, cosine);
+      // The octant bits are applied with bit masks, not branches: random bits would mispredict,
+      // and a branch stops the vectoriser.
+      const std::uint64_t octant = octant_word[i];
+      const std::uint64_t swap_mask = 0 - ((octant >> 8) & 1);  // all ones to swap
+      const auto sine_bits = std::bit_cast<std::uint64_t>(sine);
+      const auto cosine_bits = std::bit_cast<std::uint64_t>(cosine);
+      const std::uint64_t x_bits = ((cosine_bits & ~swap_mask) | (sine_bits & swap_mask)) ^ (((octant >> 9) & 1) << 63);
+      const std::uint64_t y_bits = ((sine_bits & ~swap_mask) | (cosine_bits & swap_mask)) ^ (((octant >> 10) & 1) << 63);
+      normals[2 * i] = radius[i] * std::bit_cast<double>(x_bits);
+      normals[2 * i + 1] = radius[i] * std::bit_cast<double>(y_bits);
+    }
+    const Index produced = std::min<Index>(2 * pairs, n - done);
+    std::copy_n(normals, produced, out + done);
+    done += produced;
+  }
+}
+
+}  // namespace rankone

@@ -1,0 +1,163 @@
+// Errors of an estimate against the planted truth: relative errors of M and w, the gFM paper's
+// combined error, and the largest principal angle between dominant subspaces.
+//
+// For a symmetric operator (x'Mx) only the symmetric part of M is identifiable, since
+// x'Mx = x' ((M + M')/2) x; both models are then compared through their symmetric parts.
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "metrics.hpp"
+
+namespace rankone::metrics {
+
+namespace {
+
+/// The part of M the operator can observe.
+LowRankModel identifiable_part(const LowRankModel& m, const SensingOperator& op) {
+  LowRankModel out = m;
+  if (op.symmetric()) out.symmetrize = true;
+  return out;
+}
+
+/// `numerator / reference`, or the absolute `numerator` when the reference is zero.
+double relative(double numerator, double reference) { return reference > 0.0 ? numerator / reference : numerator; }
+
+Vector first_order_or_zero(const LowRankModel& m, Index d1) {
+  if (!m.has_first_order()) return Vector::Zero(d1);
+  if (m.w.size() != d1)
+    throw std::invalid_argument("first-order term of size " + std::to_string(m.w.size()) + ", expected " +
+                                std::to_string(d1));
+  return m.w;
+}
+
+/// ‖M − M*‖ and ‖M*‖ in one norm.
+struct MatrixError {
+  double difference;
+  double reference;
+};
+
+MatrixError matrix_error(const MetricContext& ctx, bool spectral) {
+  const LowRankModel estimate = identifiable_part(ctx.estimate, ctx.op);
+  const LowRankModel truth = identifiable_part(*ctx.truth, ctx.op);
+  const DifferenceNorms diff = difference_norms(estimate, &truth);
+  const DifferenceNorms ref = difference_norms(truth, nullptr);
+  return spectral ? MatrixError{diff.spectral, ref.spectral} : MatrixError{diff.frobenius, ref.frobenius};
+}
+
+/// ‖w − w*‖₂ and ‖w*‖₂ (an absent w counts as zero).
+struct VectorError {
+  double difference;
+  double reference;
+};
+
+VectorError vector_error(const MetricContext& ctx) {
+  const Index d1 = ctx.truth->rows();
+  const Vector truth = first_order_or_zero(*ctx.truth, d1);
+  return {(first_order_or_zero(ctx.estimate, d1) - truth).norm(), truth.norm()};
+}
+
+/// ‖M − M*‖ / ‖M*‖ in the spectral or Frobenius norm.
+class RelativeErrorM final : public Metric {
+ public:
+  explicit RelativeErrorM(bool spectral) : spectral_(spectral) {}
+  bool needs_truth() const override { return true; }
+  MetricValues evaluate(const MetricContext& ctx) const override {
+    const MatrixError e = matrix_error(ctx, spectral_);
+    return {{"relative_error_M", relative(e.difference, e.reference)}};
+  }
+
+ private:
+  bool spectral_;
+};
+
+/// ‖w − w*‖₂ / ‖w*‖₂, or ‖w‖₂ when w* = 0.
+class RelativeErrorW final : public Metric {
+ public:
+  bool needs_truth() const override { return true; }
+  MetricValues evaluate(const MetricContext& ctx) const override {
+    const VectorError e = vector_error(ctx);
+    return {{"relative_error_w", relative(e.difference, e.reference)}};
+  }
+};
+
+/// (‖w − w*‖₂ + ‖M − M*‖₂) / (‖w*‖₂ + ‖M*‖₂), the error of the one-pass gFM paper.
+class CombinedError final : public Metric {
+ public:
+  bool needs_truth() const override { return true; }
+  MetricValues evaluate(const MetricContext& ctx) const override {
+    const VectorError w = vector_error(ctx);
+    const MatrixError m = matrix_error(ctx, /*spectral=*/true);
+    return {{"combined_error", relative(w.difference + m.difference, w.reference + m.reference)}};
+  }
+};
+
+/// Largest principal angle (radians) between the dominant rank-r subspaces of M and M*.
+class SubspaceAngle final : public Metric {
+ public:
+  explicit SubspaceAngle(std::optional<Index> rank) : rank_(rank) {}
+  bool needs_truth() const override { return true; }
+  MetricValues evaluate(const MetricContext& ctx) const override {
+    const LowRankModel estimate = identifiable_part(ctx.estimate, ctx.op);
+    const LowRankModel truth = identifiable_part(*ctx.truth, ctx.op);
+    const Index r = std::min(rank_.value_or(truth.rank()), truth.rows());
+    if (r == 0) return {{"subspace_angle", 0.0}};
+    const Matrix P = dominant_subspace(estimate, r);
+    const Matrix Q = dominant_subspace(truth, r);
+    const Matrix overlap = P.transpose() * Q;
+    // cos θ_max = σ_min(P'Q) and sin θ_max = ‖(I − PP')Q‖₂; atan2 keeps both ends accurate.
+    const double cosine = Eigen::JacobiSVD<Matrix>(overlap).singularValues().minCoeff();
+    const Matrix residual = Q - P * overlap;
+    const double sine = Eigen::JacobiSVD<Matrix>(residual).singularValues()(0);
+    return {{"subspace_angle", std::atan2(sine, cosine)}};
+  }
+
+ private:
+  std::optional<Index> rank_;
+};
+
+Registration base(std::string name, std::string summary) {
+  Registration r;
+  r.kind = Kind::metric;
+  r.name = std::move(name);
+  r.summary = std::move(summary);
+  r.doc_page = "docs/plugins/metrics.md";
+  return r;
+}
+
+}  // namespace
+
+std::vector<Registration> error_metric_registrations() {
+  std::vector<Registration> out;
+
+  Registration m = base("relative_error_M", "‖M − M*‖ / ‖M*‖ (spectral or Frobenius), exact from the factors");
+  m.schema.choice("norm", "spectral", {"spectral", "frobenius"}, "matrix norm of the error");
+  m.factory = [](const Params& p, const BuildContext&) {
+    return std::make_unique<RelativeErrorM>(p.string("norm") == "spectral");
+  };
+  out.push_back(std::move(m));
+
+  Registration w = base("relative_error_w", "‖w − w*‖₂ / ‖w*‖₂ (‖w‖₂ when w* = 0)");
+  w.factory = [](const Params&, const BuildContext&) { return std::make_unique<RelativeErrorW>(); };
+  out.push_back(std::move(w));
+
+  Registration c = base("combined_error", "(‖w − w*‖₂ + ‖M − M*‖₂) / (‖w*‖₂ + ‖M*‖₂)");
+  c.citation = "Lin & Ye, A Non-convex One-Pass Framework for Generalized Factorization Machine and Rank-One "
+               "Matrix Sensing, NIPS 2016, Theorem 1 (the quantity shown to decay linearly)";
+  c.factory = [](const Params&, const BuildContext&) { return std::make_unique<CombinedError>(); };
+  out.push_back(std::move(c));
+
+  Registration a = base("subspace_angle", "largest principal angle (radians) between dominant subspaces of M and M*");
+  a.citation = "Lin & Ye, NIPS 2016, Section 3: θ_t = θ(U^(t), U*), the largest canonical angle";
+  a.schema.integer("rank", std::nullopt, "subspace dimension; default the truth's factor count").make_nullable().at_least(1);
+  a.factory = [](const Params& p, const BuildContext&) {
+    std::optional<Index> r;
+    if (p.has("rank")) r = p.integer("rank");
+    return std::make_unique<SubspaceAngle>(r);
+  };
+  out.push_back(std::move(a));
+  return out;
+}
+
+}  // namespace rankone::metrics

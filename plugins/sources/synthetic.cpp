@@ -1,0 +1,419 @@
+// The `synthetic` data source: planted truth, reproducible training stream, held-out test set.
+#include "synthetic.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "rankone/core/errors.hpp"
+#include "rankone/linalg/eigensolvers.hpp"
+
+namespace rankone::sources {
+
+namespace {
+
+Matrix gaussian_matrix(Rng& rng, Index rows, Index cols, double std = 1.0) {
+  Matrix G(rows, cols);
+  rng.fill_normal(G.data(), G.size());
+  return std * G;
+}
+
+bool is_spectral(TruthStructure s) {
+  return s == TruthStructure::symmetric || s == TruthStructure::psd || s == TruthStructure::general ||
+         s == TruthStructure::unit_columns;
+}
+bool is_square(TruthStructure s) { return !(s == TruthStructure::general || s == TruthStructure::unit_columns); }
+bool is_symmetric(TruthStructure s) {
+  return s == TruthStructure::symmetric || s == TruthStructure::psd || s == TruthStructure::fm;
+}
+bool has_signed_spectrum(TruthStructure s) { return s == TruthStructure::symmetric; }
+
+/// The rank eigen/singular values followed by the tail: the explicit list, or geometric spacing
+/// from `scale` down to `scale / condition_number` with the requested signs.
+Vector spectrum(const SyntheticConfig& c) {
+  const Index r = c.rank;
+  const Index t = static_cast<Index>(c.tail.size());
+  Vector values(r + t);
+  for (Index i = 0; i < r; ++i) {
+    if (!c.eigenvalues.empty()) {
+      values(i) = c.eigenvalues[static_cast<std::size_t>(i)];
+      continue;
+    }
+    const double decay = r == 1 ? 0.0 : static_cast<double>(i) / static_cast<double>(r - 1);
+    double sign = 1.0;
+    if (has_signed_spectrum(c.structure)) {
+      if (c.signs == SpectrumSigns::negative) sign = -1.0;
+      if (c.signs == SpectrumSigns::mixed && i % 2 == 1) sign = -1.0;
+    }
+    values(i) = sign * c.scale * std::pow(c.condition_number, -decay);
+  }
+  for (Index i = 0; i < t; ++i) values(r + i) = c.tail[static_cast<std::size_t>(i)];
+  return values;
+}
+
+/// Copies designs [first, first + n) of `from` to positions [at, at + n) of `to`, which holds
+/// `total` designs once filled: sized on the first call, so each design is copied exactly once.
+void copy_designs(const DesignSide& from, Index first, Index n, Index at, Index total, DesignSide& to) {
+  if (at == 0) {
+    to.kind = from.kind;
+    to.dim = from.dim;
+    to.scale = from.scale;
+    if (from.kind == DesignSide::Kind::dense) to.dense.resize(from.dim, total);
+    if (from.kind == DesignSide::Kind::index) to.index.resize(total);
+  }
+  switch (from.kind) {
+    case DesignSide::Kind::dense: to.dense.middleCols(at, n) = from.dense.middleCols(first, n); break;
+    case DesignSide::Kind::index: to.index.segment(at, n) = from.index.segment(first, n); break;
+    default: to.append(from.slice(first, n)); break;  // sparse designs: the generic append
+  }
+}
+
+}  // namespace
+
+GroundTruth plant_truth(const SyntheticConfig& c, Rng& rng) {
+  GroundTruth m;
+  switch (c.structure) {
+    case TruthStructure::symmetric:
+    case TruthStructure::psd: {
+      const Vector values = spectrum(c);
+      m = LowRankModel::symmetric_from_eigen(orthonormalize(gaussian_matrix(rng, c.d1, values.size())), values);
+      break;
+    }
+    case TruthStructure::general:
+    case TruthStructure::unit_columns: {
+      const Vector values = spectrum(c);
+      m.left = orthonormalize(gaussian_matrix(rng, c.d1, values.size())) * values.asDiagonal();
+      m.right = orthonormalize(gaussian_matrix(rng, c.d2, values.size()));
+      if (c.structure == TruthStructure::unit_columns) {
+        // Column j of W = L R' is L R(j,:)'; L has orthogonal columns, so its norm is |S ∘ V(j,:)|.
+        for (Index j = 0; j < m.right.rows(); ++j) {
+          const double norm = (m.left * m.right.row(j).transpose()).norm();
+          if (norm > 0.0) m.right.row(j) /= norm;
+        }
+      }
+      break;
+    }
+    case TruthStructure::fm: {
+      m.left = gaussian_matrix(rng, c.d1, c.rank, c.factor_std);
+      m.right = m.left;
+      m.symmetrize = true;  // U U' is symmetric; the flag says so
+      m.zero_diagonal = true;
+      break;
+    }
+    case TruthStructure::zero_diagonal: {
+      m.left = gaussian_matrix(rng, c.d1, c.rank, c.factor_std);
+      m.right = gaussian_matrix(rng, c.d2, c.rank, c.factor_std);
+      m.zero_diagonal = true;
+      break;
+    }
+  }
+  m.left *= c.truth_sign;
+  if (c.w_std) {
+    m.w = gaussian_matrix(rng, c.d1, 1, *c.w_std);
+  } else if (c.w_norm > 0.0) {
+    const Vector direction = gaussian_matrix(rng, c.d1, 1);
+    m.w = c.w_norm * direction / direction.norm();
+  }
+  m.bias = c.bias;
+  return m;
+}
+
+// ---- SyntheticSource ----
+
+SyntheticSource::SyntheticSource(SyntheticConfig config, std::unique_ptr<SensingOperator> op,
+                                 std::unique_ptr<Sampler> left, std::unique_ptr<Sampler> right)
+    : config_(std::move(config)), op_(std::move(op)), left_sampler_(std::move(left)), right_sampler_(std::move(right)) {}
+
+SyntheticSource::~SyntheticSource() = default;
+
+ProblemShape SyntheticSource::shape() const { return {config_.d1, config_.d2, op_->symmetric()}; }
+
+void SyntheticSource::open(std::uint64_t seed) {
+  Rng truth_rng(derive_seed(seed, "truth"));
+  truth_ = plant_truth(config_, truth_rng);
+  opened_ = true;
+  Rng test_rng(derive_seed(seed, "test"));
+  test_ = config_.test_size > 0 ? draw(test_rng, config_.test_size, /*test=*/true) : Batch{};
+  train_seed_ = derive_seed(seed, "train");
+  position_ = 0;
+  cached_chunk_ = -1;
+  cached_ = Batch{};
+}
+
+Batch SyntheticSource::draw(Rng& rng, Index n, bool test) const {
+  Batch b;
+  left_sampler_->sample(rng, config_.d1, n, b.left);
+  if (right_sampler_) {
+    DesignSide right;
+    right_sampler_->sample(rng, config_.d2, n, right);
+    if (test && config_.test_full_labels) right = DesignSide::make_all(config_.d2, right.scale);
+    b.right = std::move(right);
+  }
+  b.y = op_->forward(b, truth_);
+  const bool noisy = !test || config_.test_noise;
+  if (noisy && config_.noise_std > 0.0) {
+    Vector noise(b.y.size());
+    rng.fill_normal(noise.data(), noise.size());
+    b.y += config_.noise_std * noise;
+  }
+  if (config_.link == Link::sign) b.y = b.y.unaryExpr([](double v) { return v >= 0.0 ? 1.0 : -1.0; });
+  if (noisy && config_.flip_probability > 0.0)
+    for (Index i = 0; i < b.y.size(); ++i)
+      if (rng.uniform() < config_.flip_probability) b.y(i) = -b.y(i);
+  return b;
+}
+
+const Batch& SyntheticSource::chunk(Index c) {
+  if (c != cached_chunk_) {
+    Rng rng(derive_seed(train_seed_, "chunk/" + std::to_string(c)));
+    const Index n = config_.size ? std::min(kChunk, *config_.size - c * kChunk) : kChunk;
+    cached_ = draw(rng, n, /*test=*/false);
+    cached_chunk_ = c;
+  }
+  return cached_;
+}
+
+Batch SyntheticSource::empty_batch() const {
+  Batch b;
+  b.left.kind = left_sampler_->kind();
+  b.left.dim = config_.d1;
+  if (right_sampler_) {
+    DesignSide right;
+    right.kind = right_sampler_->kind();
+    right.dim = config_.d2;
+    b.right = std::move(right);
+  }
+  return b;
+}
+
+Batch SyntheticSource::produce(Index n) {
+  if (!opened_) throw std::logic_error("synthetic source: next() called before open()");
+  const Index wanted = config_.size ? std::min(n, *config_.size - position_) : n;
+  if (wanted <= 0) return empty_batch();
+  Batch out;
+  out.y.resize(wanted);
+  if (right_sampler_) out.right = DesignSide{};
+  for (Index filled = 0; filled < wanted;) {
+    const Batch& current = chunk(position_ / kChunk);
+    const Index offset = position_ % kChunk;
+    const Index take = std::min(wanted - filled, current.instances() - offset);
+    copy_designs(current.left, offset, take, filled, wanted, out.left);
+    if (out.right) copy_designs(*current.right, offset, take, filled, wanted, *out.right);
+    out.y.segment(filled, take) = current.y.segment(offset, take);
+    position_ += take;
+    filled += take;
+  }
+  return out;
+}
+
+// ---- Registration: parameters, combinations, factory ----
+
+namespace {
+
+[[noreturn]] void reject(const Params& p, const std::string& name, const std::string& message) {
+  throw ConfigError("at " + p.path_of(name) + ": " + message);
+}
+
+std::string kind_name(DesignSide::Kind k) {
+  switch (k) {
+    case DesignSide::Kind::dense: return "dense";
+    case DesignSide::Kind::sparse: return "sparse";
+    case DesignSide::Kind::index: return "index";
+    case DesignSide::Kind::all: return "all";
+  }
+  return "unknown";
+}
+
+bool accepts(const std::vector<DesignSide::Kind>& kinds, DesignSide::Kind k) {
+  return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+}
+
+std::string kinds_text(const std::vector<DesignSide::Kind>& kinds) {
+  std::string out;
+  for (auto k : kinds) out += (out.empty() ? "" : " or ") + kind_name(k);
+  return out;
+}
+
+std::string plugin_name(const Json& ref) { return ref.is_string() ? ref.get<std::string>() : ref.value("name", ""); }
+
+TruthStructure structure_from(const std::string& s) {
+  if (s == "psd") return TruthStructure::psd;
+  if (s == "fm") return TruthStructure::fm;
+  if (s == "zero_diagonal") return TruthStructure::zero_diagonal;
+  if (s == "general") return TruthStructure::general;
+  if (s == "unit_columns") return TruthStructure::unit_columns;
+  return TruthStructure::symmetric;
+}
+
+SpectrumSigns signs_from(const std::string& s) {
+  if (s == "positive") return SpectrumSigns::positive;
+  if (s == "negative") return SpectrumSigns::negative;
+  return SpectrumSigns::mixed;
+}
+
+void check_sampler(const Params& p, const std::string& param, const Sampler& sampler, const std::string& sampler_name,
+                   const std::vector<DesignSide::Kind>& accepted, const std::string& side,
+                   const std::string& operator_name) {
+  if (!accepts(accepted, sampler.kind()))
+    reject(p, param,
+           "operator '" + operator_name + "' takes " + kinds_text(accepted) + " " + side + " designs, but sampler '" +
+               sampler_name + "' makes " + kind_name(sampler.kind()) + " designs");
+}
+
+/// Reads the configuration and rejects combinations the schema alone cannot express.
+SyntheticConfig read_config(const Params& p, const SensingOperator& op, const std::string& operator_name) {
+  SyntheticConfig c;
+  c.d1 = p.integer("d");
+  c.d2 = p.has("d2") ? p.integer("d2") : c.d1;
+  c.rank = p.integer("rank");
+  c.structure = structure_from(p.string("truth"));
+  c.eigenvalues = p.numbers("eigenvalues");
+  c.scale = p.number("scale");
+  c.condition_number = p.number("condition_number");
+  c.signs = signs_from(p.string("signs"));
+  c.tail = p.numbers("tail");
+  c.truth_sign = static_cast<double>(p.integer("truth_sign"));
+  c.factor_std = p.has("factor_std") ? p.number("factor_std") : 1.0 / std::sqrt(static_cast<double>(c.d1));
+  c.w_norm = p.number("w_norm");
+  if (p.has("w_std")) c.w_std = p.number("w_std");
+  c.bias = p.number("bias");
+  c.link = p.string("link") == "sign" ? Link::sign : Link::identity;
+  c.noise_std = p.number("noise_std");
+  c.flip_probability = p.number("flip_probability");
+  c.test_size = p.integer("test_size");
+  c.test_full_labels = p.boolean("test_full_labels");
+  c.test_noise = p.boolean("test_noise");
+  if (p.has("size")) c.size = p.integer("size");
+
+  const std::string truth = p.string("truth");
+  const std::string op_text = "operator '" + operator_name + "'";
+  if (op.symmetric() && c.d2 != c.d1)
+    reject(p, "d2", op_text + " is symmetric (x'Mx): d2 must equal d (" + std::to_string(c.d1) + ")");
+  if (is_square(c.structure) && c.d2 != c.d1)
+    reject(p, "d2", "truth '" + truth + "' is a square matrix: d2 must equal d (" + std::to_string(c.d1) + ")");
+  if (!is_square(c.structure) && op.symmetric())
+    reject(p, "truth", "truth '" + truth + "' is a rectangular d x d2 matrix; " + op_text +
+                           " only sees its symmetric part (use \"symmetric\" or \"psd\")");
+  if (is_symmetric(c.structure) && !op.symmetric() && op.accepted_left() != op.accepted_right())
+    reject(p, "truth", "truth '" + truth + "' is symmetric, but " + op_text +
+                           " pairs designs of different kinds (features and labels); use \"general\" or \"unit_columns\"");
+
+  const Index factors = c.rank + static_cast<Index>(c.tail.size());
+  if (c.rank > std::min(c.d1, c.d2))
+    reject(p, "rank", "rank " + std::to_string(c.rank) + " exceeds min(d, d2) = " + std::to_string(std::min(c.d1, c.d2)));
+  if (!c.eigenvalues.empty()) {
+    if (!is_spectral(c.structure)) reject(p, "eigenvalues", "truth '" + truth + "' has no prescribed spectrum");
+    if (static_cast<Index>(c.eigenvalues.size()) != c.rank)
+      reject(p, "eigenvalues", "expected rank = " + std::to_string(c.rank) + " values, found " +
+                                   std::to_string(c.eigenvalues.size()));
+  }
+  if (!c.tail.empty()) {
+    if (!is_spectral(c.structure)) reject(p, "tail", "truth '" + truth + "' has no prescribed spectrum to extend");
+    if (factors > std::min(c.d1, c.d2))
+      reject(p, "tail", "rank + tail length = " + std::to_string(factors) + " exceeds min(d, d2) = " +
+                            std::to_string(std::min(c.d1, c.d2)));
+  }
+  if (c.structure != TruthStructure::symmetric) {
+    // psd eigenvalues and singular values cannot be negative.
+    for (const char* list : {"eigenvalues", "tail"})
+      for (double v : p.numbers(list))
+        if (is_spectral(c.structure) && v < 0.0)
+          reject(p, list, "truth '" + truth + "' needs non-negative values, found " + std::to_string(v));
+  }
+  if (p.has("factor_std") && is_spectral(c.structure))
+    reject(p, "factor_std", "applies to truth \"fm\" and \"zero_diagonal\" only (truth is '" + truth + "')");
+  if (c.truth_sign == 0.0) reject(p, "truth_sign", "must be 1 or -1, found 0");
+  if (c.w_std && c.w_norm > 0.0) reject(p, "w_std", "give either w_norm or w_std, not both");
+  if ((c.w_std || c.w_norm > 0.0) && !op.has_first_order())
+    reject(p, c.w_std ? "w_std" : "w_norm",
+           op_text + " adds no first-order term a'w (operators that support it take \"first_order\": true)");
+  if (c.flip_probability > 0.0 && c.link != Link::sign)
+    reject(p, "flip_probability", "label flips need link \"sign\" (link is \"identity\")");
+  if (c.test_full_labels && (op.symmetric() || !accepts(op.accepted_right(), DesignSide::Kind::all)))
+    reject(p, "test_full_labels", op_text + " cannot pair an instance with every right index");
+  return c;
+}
+
+std::unique_ptr<Component> make_synthetic(const Params& p, const BuildContext& ctx) {
+  const std::string operator_name = plugin_name(p.raw("operator"));
+  auto op = ctx.registry.create<SensingOperator>(p.raw("operator"), Kind::sensing_operator, p.path_of("operator"));
+  auto left = ctx.registry.create<Sampler>(p.raw("sampler"), Kind::sampler, p.path_of("sampler"));
+  check_sampler(p, "sampler", *left, plugin_name(p.raw("sampler")), op->accepted_left(), "left", operator_name);
+
+  std::unique_ptr<Sampler> right;
+  if (op->symmetric()) {
+    if (p.has("right_sampler"))
+      reject(p, "right_sampler", "operator '" + operator_name + "' is symmetric: its right design is the left one");
+  } else if (p.has("right_sampler")) {
+    right = ctx.registry.create<Sampler>(p.raw("right_sampler"), Kind::sampler, p.path_of("right_sampler"));
+    check_sampler(p, "right_sampler", *right, plugin_name(p.raw("right_sampler")), op->accepted_right(), "right",
+                  operator_name);
+  } else if (accepts(op->accepted_right(), left->kind())) {
+    right = ctx.registry.create<Sampler>(p.raw("sampler"), Kind::sampler, p.path_of("sampler"));
+  } else if (accepts(op->accepted_right(), DesignSide::Kind::index)) {
+    // Labels on the right (single_label): a uniformly random label index.
+    const ValidationContext vctx(ctx.registry, nullptr);
+    const Json ref = validate_plugin_ref(Json("one_hot"), Kind::sampler, vctx, p.path_of("right_sampler"));
+    right = ctx.registry.create<Sampler>(ref, Kind::sampler, p.path_of("right_sampler"));
+  } else {
+    reject(p, "right_sampler", "operator '" + operator_name + "' needs " + kinds_text(op->accepted_right()) +
+                                   " right designs; give a right_sampler");
+  }
+
+  SyntheticConfig config = read_config(p, *op, operator_name);
+  return std::make_unique<SyntheticSource>(std::move(config), std::move(op), std::move(left), std::move(right));
+}
+
+}  // namespace
+
+Registration synthetic_registration() {
+  Registration r;
+  r.kind = Kind::data_source;
+  r.name = "synthetic";
+  r.summary = "Planted low-rank truth observed through a sensing operator, with noise, link and label flips";
+  r.doc_page = "docs/plugins/synthetic.md";
+  r.citation = "Truth models of Lin & Ye 2016 (gFM, Eq. 1), Learning FMs on Sub-gaussian Data 2019 (FM Eq. 2, "
+               "iFM Eq. 12, Section 4.1) and Qiu et al. 2017 (one-bit single-label, Eq. 2)";
+  Schema& s = r.schema;
+  s.plugin("operator", "operator", "symmetric_rank_one", "sensing operator producing a'Mb (+ a'w + bias)");
+  s.plugin("sampler", "sampler", "gaussian", "distribution of the left designs (and of the right ones by default)");
+  s.plugin("right_sampler", "sampler", std::nullopt,
+                    "right designs of a non-symmetric operator; default: `sampler` if the operator accepts its "
+                    "kind, else one_hot (a uniform label index)").make_nullable();
+  s.integer("d", std::nullopt, "rows d1 of M (the feature dimension)").at_least(1);
+  s.integer("d2", std::nullopt, "columns of M; default d").make_nullable().at_least(1);
+  s.integer("rank", 2, "rank k of M*").at_least(1);
+  s.choice("truth", "symmetric", {"symmetric", "psd", "fm", "zero_diagonal", "general", "unit_columns"},
+           "structure of M*: U diag(λ) U' | same, λ > 0 | UU' − D(UU') | UV' − D(UV') | U S V' | U S V' with "
+           "unit-norm columns");
+  s.number_list("eigenvalues", "explicit eigen/singular values (rank of them), used as given; default geometric");
+  s.number("scale", 1.0, "largest |eigenvalue| / singular value of the geometric spectrum").above(0.0);
+  s.number("condition_number", 1.0, "ratio of the largest to the k-th |eigenvalue| of the geometric spectrum")
+      .at_least(1.0);
+  s.choice("signs", "mixed", {"mixed", "positive", "negative"},
+           "eigenvalue signs of truth \"symmetric\": alternating +,−,+,… | all + | all −");
+  s.number_list("tail", "extra eigen/singular values beyond the rank (M* not exactly low-rank), used as given");
+  s.integer("truth_sign", 1, "multiplies M* (−1: labels with their sign flipped)").at_least(-1).at_most(1);
+  s.number("factor_std", std::nullopt, "entry std of the Gaussian factors of \"fm\" / \"zero_diagonal\"; "
+                                                "default 1/√d").make_nullable()
+      .above(0.0);
+  s.number("w_norm", 0.0, "norm of w* = w_norm · (uniform random unit vector); 0: no first-order term").at_least(0.0);
+  s.number("w_std", std::nullopt, "w* with i.i.d. N(0, w_std²) entries instead of w_norm").make_nullable().at_least(0.0);
+  s.number("bias", 0.0, "intercept added to every measurement");
+  s.choice("link", "identity", {"identity", "sign"}, "y = 𝒜(M*) + ξ, or y = sign(𝒜(M*) + ξ) with sign(0) = +1");
+  s.number("noise_std", 0.0, "std of the Gaussian noise ξ added before the link").at_least(0.0);
+  s.number("flip_probability", 0.0, "probability that a training label's sign is flipped (link sign only)")
+      .at_least(0.0)
+      .at_most(0.5);
+  s.integer("test_size", 0, "instances in the held-out test set (0: none)").at_least(0);
+  s.boolean("test_full_labels", false, "pair each test instance with every right index (single_label)");
+  s.boolean("test_noise", false, "apply noise and flips to the test labels too (default: clean test labels)");
+  s.integer("size", std::nullopt, "a finite training set of this many instances; default endless").make_nullable()
+      .at_least(1);
+  r.example = {{"d", 10}};
+  r.factory = make_synthetic;
+  return r;
+}
+
+}  // namespace rankone::sources

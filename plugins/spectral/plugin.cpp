@@ -1,0 +1,31 @@
+// Registration of the `spectral` estimator (docs/plugins/spectral.md).
+#include <memory>
+
+#include "rankone/plugin/plugin_api.hpp"
+#include "spectral_estimator.hpp"
+
+namespace rankone::spectral {
+
+PluginDescriptor describe_spectral() {
+  Registration r;
+  r.kind = Kind::estimator;
+  r.name = "spectral";
+  r.summary = "one-shot moment estimate: top-k eigen/singular pairs of scale·(𝒜'(y)/n − shift·mean(y)·I), and w = Σ y x / n";
+  r.citation =
+      "Lin & Ye 2016, A Non-convex One-Pass Framework for Generalized Factorization Machine and Rank-One Matrix "
+      "Sensing, Algorithm 1 (initialisation)";
+  r.doc_page = "docs/plugins/spectral.md";
+  r.schema.integer("rank", 2, "rank k of the estimate").at_least(1);
+  r.schema.integer("batch_size", 10000, "measurements in the one batch the estimate uses").at_least(1);
+  r.schema.boolean("first_order", true, "also estimate w (when the operator has a first-order term)");
+  r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<SpectralEstimator>(p);
+  };
+  PluginDescriptor d;
+  d.registrations.push_back(std::move(r));
+  return d;
+}
+
+}  // namespace rankone::spectral
+
+RANKONE_PLUGIN(rankone::spectral::describe_spectral)

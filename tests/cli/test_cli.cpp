@@ -1,0 +1,229 @@
+// End-to-end: the rankone command as a user runs it, exit codes included.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "rankone/store/results_store.hpp"
+#include "test_support.hpp"
+
+using namespace rankone;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Output {
+  int code;
+  std::string text;
+};
+
+std::string rankone_bin() { return (test::binary_dir() / "bin" / "rankone").string(); }
+
+/// Runs rankone; stderr is merged into the text unless `stdout_only`.
+Output run(const std::string& args, bool stdout_only = false) {
+  const std::string cmd = rankone_bin() + " " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
+  std::string text;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+struct Scratch {
+  fs::path dir;
+  explicit Scratch(const std::string& name) : dir(fs::temp_directory_path() / ("rankone_cli_" + name)) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() { fs::remove_all(dir); }
+  fs::path write(const std::string& file, const std::string& text) const {
+    std::ofstream(dir / file) << text;
+    return dir / file;
+  }
+};
+
+const char* kSmall = R"({
+  "name": "small",
+  "seed": 3,
+  "repetitions": 3,
+  "data": {"name": "synthetic", "d": 20, "rank": 2, "w_norm": 1,
+           "operator": {"name": "symmetric_rank_one", "first_order": true}},
+  "estimators": [{"name": "spectral", "label": "n500", "rank": 2, "batch_size": 500},
+                 {"name": "spectral", "label": "n5000", "rank": 2, "batch_size": 5000}],
+  "metrics": ["combined_error", "samples"],
+  "sweep": {"grid": {"data.d": [15, 20]}}
+})";
+
+/// Export rows without the timing column, sorted, for comparing runs.
+std::vector<std::string> rows_without_seconds(const fs::path& dir) {
+  ResultsStore store(dir);
+  std::vector<std::string> rows;
+  for (const auto& t : store.trials(true))
+    for (const auto& p : t.points) {
+      if (p.metric == "seconds") continue;
+      std::ostringstream os;
+      os.precision(17);
+      os << t.key << "|" << t.status << "|" << p.iteration << "|" << p.samples << "|" << p.metric << "|" << p.value;
+      rows.push_back(os.str());
+    }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("rankone plugins and describe", "[cli]") {
+  const auto list = run("plugins");
+  CHECK(list.code == 0);
+  for (const char* name : {"gaussian", "bernoulli", "one_hot", "uniform", "symmetric_rank_one", "asymmetric_rank_one",
+                           "entry", "single_label", "synthetic", "spectral", "combined_error", "auc", "hamming_loss"})
+    CHECK_THAT(list.text, Catch::Contains(name));
+  const auto json = run("plugins --json");
+  CHECK(json.code == 0);
+  CHECK(Json::parse(json.text).size() >= 13);
+
+  const auto d = run("describe spectral");
+  CHECK(d.code == 0);
+  CHECK_THAT(d.text, Catch::Contains("batch_size"));
+  CHECK_THAT(d.text, Catch::Contains("estimator"));
+  const auto dj = run("describe synthetic --json");
+  CHECK(dj.code == 0);
+  CHECK(Json::parse(dj.text)["parameters"].is_array());
+
+  const auto unknown = run("describe spectrl");
+  CHECK(unknown.code == 2);
+  CHECK_THAT(unknown.text, Catch::Contains("did you mean 'spectral'"));
+}
+
+TEST_CASE("usage errors exit with code 2", "[cli]") {
+  CHECK(run("").code == 2);
+  CHECK(run("frobnicate").code == 2);
+  CHECK(run("run").code == 2);
+  CHECK(run("run x.json --jobs zero").code == 2);
+  CHECK(run("export /nonexistent/folder").code == 2);
+  CHECK(run("--help").code == 0);
+}
+
+TEST_CASE("validate prints the resolved experiment; bad input names file and path", "[cli]") {
+  Scratch s("validate");
+  const auto file = s.write("small.json", kSmall);
+  const auto ok = run("validate " + file.string() + " data.d=25", true);
+  REQUIRE(ok.code == 0);
+  const Json resolved = Json::parse(ok.text);
+  CHECK(resolved["data"]["d"] == 25);
+  CHECK(resolved["data"].contains("noise_std"));  // defaults are filled in
+  CHECK(resolved["estimators"][0]["label"] == "n500");
+
+  const auto bad = run("validate " + file.string() + " estimators.1.rank=-1");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.text, Catch::Contains("command line override 'estimators.1.rank=-1': at /estimators/1/rank: expected an integer ≥ 1, found -1"));
+  const auto broken = s.write("broken.json", "{\"name\": }");
+  const auto syn = run("validate " + broken.string());
+  CHECK(syn.code == 2);
+  CHECK_THAT(syn.text, Catch::Contains(broken.string() + ":1:"));
+}
+
+TEST_CASE("run writes the store, export writes long rows, a rerun skips completed trials", "[cli][store]") {
+  Scratch s("run");
+  const auto file = s.write("small.json", kSmall);
+  const fs::path out = s.dir / "out";
+  const auto first = run("run " + file.string() + " --out " + out.string() + " --jobs 2");
+  REQUIRE(first.code == 0);
+  CHECK_THAT(first.text, Catch::Contains("results: " + (out / "results.sqlite").string()));
+  CHECK_THAT(first.text, Catch::Contains("12 run now, 0 already complete"));
+
+  const auto csv = run("export " + out.string() + " --format csv");
+  REQUIRE(csv.code == 0);
+  std::istringstream lines(csv.text);
+  std::string header;
+  std::getline(lines, header);
+  CHECK(header == "trial,estimator,label,repetition,data.d,status,iteration,samples,seconds,metric,value");
+  std::size_t rows = 0;
+  for (std::string line; std::getline(lines, line);) rows += !line.empty();
+  CHECK(rows == 12 * 2);  // one recorded iteration × two metrics per trial
+
+  const auto json = run("export " + out.string() + " --format json");
+  REQUIRE(json.code == 0);
+  CHECK(Json::parse(json.text).size() == rows);
+
+  const auto again = run("run " + file.string() + " --out " + out.string());
+  CHECK(again.code == 0);
+  CHECK_THAT(again.text, Catch::Contains("0 run now, 12 already complete"));
+  const auto plan = run("plan " + file.string() + " --out " + out.string());
+  CHECK_THAT(plan.text, Catch::Contains("12 done, 0 to run"));
+
+  // Provenance of the run is stored with it.
+  ResultsStore store(out);
+  const Json exp = store.latest_experiment();
+  CHECK(exp["data"]["d"] == 20);
+  CHECK(exp["sweep"]["grid"]["data.d"] == Json::array({15, 20}));
+}
+
+TEST_CASE("results do not depend on the number of threads", "[cli][determinism]") {
+  Scratch s("jobs");
+  const auto file = s.write("small.json", kSmall);
+  REQUIRE(run("run " + file.string() + " --out " + (s.dir / "j1").string() + " --jobs 1").code == 0);
+  REQUIRE(run("run " + file.string() + " --out " + (s.dir / "j2").string() + " --jobs 2").code == 0);
+  const auto a = rows_without_seconds(s.dir / "j1");
+  CHECK(a.size() == 24);
+  CHECK(a == rows_without_seconds(s.dir / "j2"));
+}
+
+TEST_CASE("a run killed with SIGKILL resumes: every trial exactly once, nothing lost", "[cli][resume]") {
+  Scratch s("resume");
+  // Enough trials that the kill lands mid-run.
+  const auto file = s.write("study.json", R"({
+    "name": "study", "seed": 5, "repetitions": 30,
+    "data": {"name": "synthetic", "d": 60, "rank": 2},
+    "estimators": [{"name": "spectral", "rank": 2, "batch_size": 100000}],
+    "metrics": ["combined_error"]
+  })");
+  const fs::path killed = s.dir / "killed";
+  const fs::path clean = s.dir / "clean";
+  REQUIRE(run("run " + file.string() + " --out " + clean.string() + " --jobs 1").code == 0);
+
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    execl(rankone_bin().c_str(), "rankone", "run", file.c_str(), "--out", killed.c_str(), "--jobs", "1", nullptr);
+    _exit(127);
+  }
+  // Kill once at least two trials are safely stored, but before the end.
+  std::size_t stored = 0;
+  for (int i = 0; i < 600 && stored < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (ResultsStore::exists(killed)) {
+      try {
+        stored = ResultsStore(killed).completed_keys().size();
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFSIGNALED(status));
+  const std::size_t before = ResultsStore(killed).completed_keys().size();
+  CHECK(before >= 2);
+  CHECK(before < 30);
+
+  const auto resumed = run("run " + file.string() + " --out " + killed.string());
+  REQUIRE(resumed.code == 0);
+  CHECK_THAT(resumed.text, Catch::Contains(std::to_string(30 - before) + " run now, " + std::to_string(before) + " already complete"));
+  CHECK(rows_without_seconds(killed) == rows_without_seconds(clean));
+}

@@ -1,0 +1,83 @@
+// Declared parameters: validation, defaults, error messages and the JSON round trip.
+#include <catch2/catch.hpp>
+
+#include "test_support.hpp"
+
+using namespace rankone;
+
+namespace {
+
+Schema example_schema() {
+  Schema s;
+  s.integer("rank", 2, "target rank").at_least(1);
+  s.number("step", 0.5, "step size").above(0).at_most(1);
+  s.boolean("first_order", false, "estimate w");
+  s.choice("norm", "spectral", {"spectral", "frobenius"}, "which norm");
+  s.number_list("eigenvalues", "explicit spectrum").at_least(-10);
+  s.integer("d", std::nullopt, "dimension").at_least(1);
+  s.plugin("sampler", "sampler", "gaussian", "design distribution");
+  return s;
+}
+
+std::string error_of(const Json& given) {
+  ValidationContext ctx(test::registry(), [](const std::string&) { return std::string("exp.json"); });
+  try {
+    example_schema().validate(given, ctx, "/estimators/0");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("validation fills defaults and keeps given values", "[params]") {
+  ValidationContext ctx(test::registry(), nullptr);
+  const Json out = example_schema().validate(Json{{"d", 10}, {"rank", 3}}, ctx, "");
+  CHECK(out["rank"] == 3);
+  CHECK(out["d"] == 10);
+  CHECK(out["step"] == 0.5);
+  CHECK(out["first_order"] == false);
+  CHECK(out["norm"] == "spectral");
+  CHECK(out["eigenvalues"].is_null());
+  CHECK(out["sampler"]["name"] == "gaussian");
+  CHECK(out["sampler"].contains("std"));  // the nested plugin's defaults are filled in too
+  Params p(out);
+  CHECK(p.integer("rank") == 3);
+  CHECK(p.number("step") == 0.5);
+  CHECK_FALSE(p.has("eigenvalues"));
+  CHECK(p.numbers("eigenvalues").empty());
+}
+
+TEST_CASE("validation errors name the file, the path, the expectation and what was found", "[params]") {
+  CHECK(error_of({{"d", 10}, {"rank", "three"}}) == "exp.json: at /estimators/0/rank: expected an integer ≥ 1, found \"three\"");
+  CHECK(error_of({{"d", 10}, {"rank", 0}}) == "exp.json: at /estimators/0/rank: expected an integer ≥ 1, found 0");
+  CHECK(error_of({{"d", 10}, {"rank", 2.5}}) == "exp.json: at /estimators/0/rank: expected an integer ≥ 1, found 2.5");
+  CHECK(error_of({{"d", 10}, {"step", 0}}) == "exp.json: at /estimators/0/step: expected a number > 0 and ≤ 1, found 0");
+  CHECK(error_of({{"d", 10}, {"norm", "nuclear"}}) ==
+        "exp.json: at /estimators/0/norm: expected one of \"spectral\", \"frobenius\", found \"nuclear\"");
+  CHECK(error_of({{"d", 10}, {"first_order", 1}}) == "exp.json: at /estimators/0/first_order: expected true or false, found 1");
+  CHECK(error_of({{"d", 10}, {"eigenvalues", {1, -20}}}) ==
+        "exp.json: at /estimators/0/eigenvalues/1: expected a number ≥ -10, found -20");
+  CHECK_THAT(error_of({{"rank", 2}}), Catch::Contains("at /estimators/0/d: missing required parameter 'd'"));
+  CHECK_THAT(error_of({{"d", 10}, {"rnak", 2}}),
+             Catch::Contains("at /estimators/0/rnak: unknown parameter 'rnak' (did you mean 'rank'?)"));
+  CHECK_THAT(error_of({{"d", 10}, {"sampler", "gausian"}}), Catch::Contains("did you mean 'gaussian'"));
+  CHECK_THAT(error_of({{"d", 10}, {"sampler", {{"name", "gaussian"}, {"sd", 1}}}}),
+             Catch::Contains("at /estimators/0/sampler/sd: unknown parameter 'sd'"));
+  CHECK_THAT(error_of({{"d", 10}, {"sampler", "spectral"}}),
+             Catch::Contains("'spectral' is an estimator, but a sampler is expected here"));
+}
+
+TEST_CASE("a schema survives the JSON round trip", "[params]") {
+  const Schema s = example_schema();
+  CHECK(Schema::from_json(s.to_json()).to_json() == s.to_json());
+}
+
+TEST_CASE("declaring a parameter twice or a reserved name is a programming error", "[params]") {
+  Schema s;
+  s.integer("rank", 1, "");
+  CHECK_THROWS_AS(s.integer("rank", 2, ""), std::logic_error);
+  CHECK_THROWS_AS(s.integer("name", 2, ""), std::logic_error);
+  CHECK_THROWS_AS(s.integer("label", 2, ""), std::logic_error);
+}
