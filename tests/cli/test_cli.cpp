@@ -171,6 +171,22 @@ TEST_CASE("run writes the store, export writes long rows, a rerun skips complete
   CHECK(exp["sweep"]["grid"]["data.d"] == Json::array({15, 20}));
 }
 
+TEST_CASE("an experiment's plugin_paths are loaded, and a bad library there is a clear error", "[cli][plugins]") {
+  Scratch s("plugin_paths");
+  const fs::path bad = test::binary_dir() / "tests" / "bad_plugins" / "libbad_fingerprint_mismatch.so";
+  const auto file = s.write("p.json", std::string(R"({"plugin_paths": [")") + bad.string() + R"("],
+    "data": {"name": "synthetic", "d": 5}, "estimators": ["spectral"], "metrics": ["samples"]})");
+  const auto out = run("validate " + file.string());
+  CHECK(out.code == 2);
+  CHECK_THAT(out.text, Catch::Contains("build fingerprint mismatch in " + bad.string()));
+  // A relative path is taken relative to the experiment file.
+  const auto rel = s.write("r.json", R"({"plugin_paths": ["no_such_plugin.so"],
+    "data": {"name": "synthetic", "d": 5}, "estimators": ["spectral"], "metrics": ["samples"]})");
+  const auto missing = run("validate " + rel.string());
+  CHECK(missing.code == 2);
+  CHECK_THAT(missing.text, Catch::Contains("plugin library not found: " + (s.dir / "no_such_plugin.so").string()));
+}
+
 TEST_CASE("results do not depend on the number of threads", "[cli][determinism]") {
   Scratch s("jobs");
   const auto file = s.write("small.json", kSmall);
