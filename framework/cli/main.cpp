@@ -13,6 +13,7 @@
 #include "rankone/plugin/registry.hpp"
 #include "rankone/runner/runner.hpp"
 #include "rankone/store/results_store.hpp"
+#include "rankone/store/summary.hpp"
 
 namespace fs = std::filesystem;
 using namespace rankone;
@@ -32,6 +33,10 @@ commands:
   plugins [--json]    list the registered plugins
   describe NAME [--json]
                       print a plugin's documentation and parameter schema
+  summarize DIR [--metric M --below X] [--format table|csv|json]
+                      per cell × estimator × metric: final mean, sd, 95 % CI, median;
+                      success rate and samples/seconds to reach X for metric M
+                      (default: the experiment's "success" section)
   export DIR [--format csv|json] [--output FILE]
                       write the results in DIR as long-format rows (default csv to stdout)
 
@@ -232,6 +237,32 @@ int cmd_describe(const Args& a) {
   return 0;
 }
 
+double parse_number(const std::string& option, const std::string& v) {
+  try {
+    std::size_t used = 0;
+    const double x = std::stod(v, &used);
+    if (used == v.size()) return x;
+  } catch (const std::exception&) {
+  }
+  throw UsageError(option + ": expected a number, found '" + v + "'");
+}
+
+int cmd_summarize(const Args& a) {
+  if (a.positional.size() != 1) throw UsageError("usage: rankone summarize DIR [--metric M --below X] [--format table|csv|json]");
+  const fs::path dir = a.positional[0];
+  if (!ResultsStore::exists(dir)) throw InputError(dir.string() + ": no results database here (expected " +
+                                                   ResultsStore::database_path(dir).string() + ")");
+  SummaryOptions opts;
+  if (a.options.count("--metric")) opts.success_metric = a.options.at("--metric");
+  if (a.options.count("--below")) opts.success_below = parse_number("--below", a.options.at("--below"));
+  const std::string format = a.options.count("--format") ? a.options.at("--format") : "table";
+  if (format != "table" && format != "csv" && format != "json")
+    throw UsageError("--format: expected table, csv or json, found '" + format + "'");
+  ResultsStore store(dir);
+  write_summary(summarize(store, opts), format, std::cout);
+  return 0;
+}
+
 int cmd_export(const Args& a) {
   if (a.positional.size() != 1) throw UsageError("usage: rankone export DIR [--format csv|json] [--output FILE]");
   const fs::path dir = a.positional[0];
@@ -268,6 +299,7 @@ int main(int argc, char** argv) {
     if (cmd == "validate") return cmd_validate(parse_args(argc, argv, 2, {}, {}));
     if (cmd == "plugins") return cmd_plugins(parse_args(argc, argv, 2, {}, {"--json"}));
     if (cmd == "describe") return cmd_describe(parse_args(argc, argv, 2, {}, {"--json"}));
+    if (cmd == "summarize") return cmd_summarize(parse_args(argc, argv, 2, {"--metric", "--below", "--format"}, {}));
     if (cmd == "export") return cmd_export(parse_args(argc, argv, 2, {"--format", "--output"}, {}));
     throw UsageError("unknown command '" + cmd + "'\n" + kUsage);
   } catch (const InputError& e) {

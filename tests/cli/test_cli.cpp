@@ -187,6 +187,47 @@ TEST_CASE("an experiment's plugin_paths are loaded, and a bad library there is a
   CHECK_THAT(missing.text, Catch::Contains("plugin library not found: " + (s.dir / "no_such_plugin.so").string()));
 }
 
+TEST_CASE("summarize aggregates final values per cell, estimator and metric", "[cli][summary]") {
+  Scratch s("summary");
+  const auto file = s.write("small.json", kSmall);
+  const fs::path out = s.dir / "out";
+  REQUIRE(run("run " + file.string() + " --out " + out.string()).code == 0);
+  const auto sum = run("summarize " + out.string() + " --metric combined_error --below 0.3 --format json");
+  REQUIRE(sum.code == 0);
+  const Json rows = Json::parse(sum.text);
+  CHECK(rows.size() == 2 * 2 * 2);  // cells × labels × metrics
+
+  // Recompute one group by hand from the stored trials.
+  ResultsStore store(out);
+  std::vector<double> finals;
+  for (const auto& t : store.trials(true))
+    if (t.cell == 1 && t.label == "n500")
+      for (const auto& p : t.points)
+        if (p.metric == "combined_error") finals.push_back(p.value);
+  REQUIRE(finals.size() == 3);
+  const double mean = (finals[0] + finals[1] + finals[2]) / 3;
+  double ss = 0;
+  for (double v : finals) ss += (v - mean) * (v - mean);
+  const double sd = std::sqrt(ss / 2);
+  std::size_t below = 0;
+  for (double v : finals) below += v < 0.3;
+  bool found = false;
+  for (const auto& r : rows) {
+    if (r["cell"] != 1 || r["estimator"] != "n500" || r["metric"] != "combined_error") continue;
+    found = true;
+    CHECK(r["n"] == 3);
+    CHECK(r["mean"].get<double>() == Approx(mean).epsilon(1e-12));
+    CHECK(r["sd"].get<double>() == Approx(sd).epsilon(1e-12));
+    CHECK(r["ci95_high"].get<double>() == Approx(mean + 4.303 * sd / std::sqrt(3.0)).epsilon(1e-9));
+    CHECK(r["success_rate"].get<double>() == Approx(below / 3.0));
+  }
+  CHECK(found);
+  CHECK(run("summarize " + out.string() + " --metric combined_error").code == 2);  // a threshold needs a value
+  const auto table = run("summarize " + out.string());
+  CHECK(table.code == 0);
+  CHECK_THAT(table.text, Catch::Contains("ci95_low"));
+}
+
 TEST_CASE("results do not depend on the number of threads", "[cli][determinism]") {
   Scratch s("jobs");
   const auto file = s.write("small.json", kSmall);

@@ -6,6 +6,7 @@
 #include "rankone/core/params.hpp"
 #include "rankone/core/rng.hpp"
 #include "rankone/core/types.hpp"
+#include "rankone/estimation/spectral.hpp"
 #include "rankone/interfaces/data_source.hpp"
 #include "rankone/interfaces/estimator.hpp"
 #include "rankone/interfaces/metric.hpp"

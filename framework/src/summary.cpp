@@ -1,0 +1,178 @@
+// Aggregation of trials into per-cell statistics (rankone summarize).
+#include "rankone/store/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include "rankone/core/errors.hpp"
+
+namespace rankone {
+
+double t_quantile_975(std::size_t df) {
+  static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                 2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                 2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  if (df == 0) return std::nan("");
+  if (df <= 30) return table[df - 1];
+  return 1.959964 + 2.4 / static_cast<double>(df);  // within 0.002 of the exact quantile above 30
+}
+
+std::vector<SummaryRow> summarize(const ResultsStore& store, const SummaryOptions& options) {
+  SummaryOptions opts = options;
+  const Json exp = store.latest_experiment();
+  if (exp.contains("success")) {
+    if (!opts.success_metric) opts.success_metric = exp["success"]["metric"].get<std::string>();
+    if (!opts.success_below) opts.success_below = exp["success"]["below"].get<double>();
+  }
+  if (opts.success_metric.has_value() != opts.success_below.has_value())
+    throw UsageError("a success threshold needs both a metric and a value (--metric M --below X)");
+
+  struct Group {
+    Json coordinates;
+    std::vector<double> finals;
+    std::vector<double> samples_to_target, seconds_to_target;
+    std::size_t success = 0;
+  };
+  std::map<std::tuple<std::size_t, std::string, std::string>, Group> groups;
+  std::map<std::pair<std::size_t, std::string>, std::size_t> failures, attempts;
+
+  for (const auto& t : store.trials(true)) {
+    const bool bad = t.status == "failed" || t.status == "diverged";
+    if (bad) ++failures[{t.cell, t.label}];
+    ++attempts[{t.cell, t.label}];
+    std::map<std::string, const Point*> last;
+    std::map<std::string, const Point*> first_below;
+    for (const auto& p : t.points) {
+      auto& l = last[p.metric];
+      if (!l || p.iteration >= l->iteration) l = &p;
+      if (opts.success_metric && p.metric == *opts.success_metric && p.value < *opts.success_below && !first_below.count(p.metric))
+        first_below[p.metric] = &p;
+    }
+    for (const auto& [metric, p] : last) {
+      Group& g = groups[{t.cell, t.label, metric}];
+      g.coordinates = t.coordinates;
+      g.finals.push_back(p->value);
+      if (opts.success_metric && metric == *opts.success_metric) {
+        if (!bad && p->value < *opts.success_below) ++g.success;
+        if (auto it = first_below.find(metric); it != first_below.end()) {
+          g.samples_to_target.push_back(static_cast<double>(it->second->samples));
+          g.seconds_to_target.push_back(it->second->seconds);
+        }
+      }
+    }
+  }
+
+  std::vector<SummaryRow> rows;
+  for (auto& [key, g] : groups) {
+    SummaryRow r;
+    std::tie(r.cell, r.label, r.metric) = key;
+    r.coordinates = g.coordinates;
+    r.trials = g.finals.size();
+    r.failures = failures[{r.cell, r.label}];
+    const double n = static_cast<double>(r.trials);
+    double sum = 0.0;
+    for (double v : g.finals) sum += v;
+    r.mean = sum / n;
+    double ss = 0.0;
+    for (double v : g.finals) ss += (v - r.mean) * (v - r.mean);
+    r.sd = r.trials > 1 ? std::sqrt(ss / (n - 1)) : 0.0;
+    const double half = r.trials > 1 ? t_quantile_975(r.trials - 1) * r.sd / std::sqrt(n) : 0.0;
+    r.ci_low = r.mean - half;
+    r.ci_high = r.mean + half;
+    std::sort(g.finals.begin(), g.finals.end());
+    const std::size_t m = g.finals.size();
+    r.median = m % 2 ? g.finals[m / 2] : 0.5 * (g.finals[m / 2 - 1] + g.finals[m / 2]);
+    if (opts.success_metric && r.metric == *opts.success_metric) {
+      // Every attempt counts, including failed trials that recorded no value.
+      r.success_rate = static_cast<double>(g.success) / static_cast<double>(attempts[{r.cell, r.label}]);
+      r.reached_target = g.samples_to_target.size();
+      if (!g.samples_to_target.empty()) {
+        double s = 0.0, sec = 0.0;
+        for (std::size_t i = 0; i < g.samples_to_target.size(); ++i) {
+          s += g.samples_to_target[i];
+          sec += g.seconds_to_target[i];
+        }
+        r.samples_to_target = s / static_cast<double>(g.samples_to_target.size());
+        r.seconds_to_target = sec / static_cast<double>(g.seconds_to_target.size());
+      }
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+namespace {
+
+std::string number(double v) {
+  std::ostringstream os;
+  os << std::setprecision(6) << v;
+  return os.str();
+}
+
+std::string optional_number(const std::optional<double>& v) { return v ? number(*v) : ""; }
+
+std::string coordinates_text(const Json& c) {
+  std::string s;
+  for (auto it = c.begin(); it != c.end(); ++it)
+    s += (s.empty() ? "" : " ") + it.key() + "=" + (it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
+  return s;
+}
+
+}  // namespace
+
+void write_summary(const std::vector<SummaryRow>& rows, const std::string& format, std::ostream& out) {
+  const std::vector<std::string> header = {"cell", "coordinates", "estimator", "metric", "n", "failed", "mean", "sd",
+                                           "ci95_low", "ci95_high", "median", "success_rate", "reached", "samples_to_target",
+                                           "seconds_to_target"};
+  auto fields = [](const SummaryRow& r) {
+    return std::vector<std::string>{std::to_string(r.cell), coordinates_text(r.coordinates), r.label, r.metric,
+                                    std::to_string(r.trials), std::to_string(r.failures), number(r.mean), number(r.sd),
+                                    number(r.ci_low), number(r.ci_high), number(r.median), optional_number(r.success_rate),
+                                    r.success_rate ? std::to_string(r.reached_target) : "",
+                                    optional_number(r.samples_to_target), optional_number(r.seconds_to_target)};
+  };
+  if (format == "json") {
+    Json arr = Json::array();
+    for (const auto& r : rows) {
+      Json j = {{"cell", r.cell}, {"coordinates", r.coordinates}, {"estimator", r.label}, {"metric", r.metric},
+                {"n", r.trials}, {"failed", r.failures}, {"mean", r.mean}, {"sd", r.sd}, {"ci95_low", r.ci_low},
+                {"ci95_high", r.ci_high}, {"median", r.median}};
+      if (r.success_rate) {
+        j["success_rate"] = *r.success_rate;
+        j["reached"] = r.reached_target;
+      }
+      if (r.samples_to_target) j["samples_to_target"] = *r.samples_to_target;
+      if (r.seconds_to_target) j["seconds_to_target"] = *r.seconds_to_target;
+      arr.push_back(std::move(j));
+    }
+    out << arr.dump(1) << "\n";
+  } else if (format == "csv") {
+    for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << header[i];
+    out << "\n";
+    for (const auto& r : rows) {
+      const auto f = fields(r);
+      for (std::size_t i = 0; i < f.size(); ++i) {
+        const bool quote = f[i].find_first_of(", \"") != std::string::npos;
+        out << (i ? "," : "") << (quote ? "\"" + f[i] + "\"" : f[i]);
+      }
+      out << "\n";
+    }
+  } else if (format == "table") {
+    std::vector<std::vector<std::string>> table = {header};
+    for (const auto& r : rows) table.push_back(fields(r));
+    std::vector<std::size_t> width(header.size(), 0);
+    for (const auto& row : table)
+      for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (const auto& row : table) {
+      for (std::size_t i = 0; i < row.size(); ++i) out << std::left << std::setw(static_cast<int>(width[i]) + 2) << row[i];
+      out << "\n";
+    }
+  } else {
+    throw UsageError("unknown summary format '" + format + "' (expected table, csv or json)");
+  }
+}
+
+}  // namespace rankone
