@@ -2,6 +2,7 @@
 // study with failed or diverged trials), 2 bad input (usage, experiment file, plugin, data).
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -14,6 +15,10 @@
 #include "rankone/runner/runner.hpp"
 #include "rankone/store/results_store.hpp"
 #include "rankone/store/summary.hpp"
+
+#ifdef RANKONE_WITH_MPI
+#include "mpi_executor.hpp"
+#endif
 
 namespace fs = std::filesystem;
 using namespace rankone;
@@ -126,10 +131,24 @@ std::size_t count_failures(const Plan& plan, const fs::path& out) {
   return failures;
 }
 
+#ifdef RANKONE_WITH_MPI
+std::unique_ptr<mpi::Session> mpi_session;  // set when started by mpirun with several ranks
+#endif
+
 int cmd_run(const Args& a, const std::string& cmdline) {
   const auto exp = load_experiment(a, "run");
   const Registry registry = load_registry(&exp);
   const Plan plan = plan_experiment(exp, registry);
+  TrialExecutor executor;
+#ifdef RANKONE_WITH_MPI
+  if (mpi_session) {
+    if (mpi_session->rank() != 0) {  // workers run what rank 0 hands out and print nothing
+      mpi::worker(*mpi_session, plan, registry);
+      return 0;
+    }
+    executor = mpi::coordinator(*mpi_session, plan);
+  }
+#endif
   RunOptions opts;
   opts.out = output_folder(a, exp);
   opts.jobs = parse_jobs(a);
@@ -137,7 +156,7 @@ int cmd_run(const Args& a, const std::string& cmdline) {
   opts.command = cmdline;
   RunReport report;
   try {
-    report = run_plan(plan, exp, registry, opts);
+    report = run_plan(plan, exp, registry, opts, executor);
   } catch (const ConfigError& e) {
     throw ConfigError(exp.file.string() + ": " + e.what());
   }
@@ -285,6 +304,12 @@ int cmd_export(const Args& a) {
 
 int main(int argc, char** argv) {
   try {
+#ifdef RANKONE_WITH_MPI
+    if (mpi::launched_with_several_ranks()) mpi_session = std::make_unique<mpi::Session>(argc, argv);
+#else
+    if (std::getenv("OMPI_COMM_WORLD_SIZE") && std::string(std::getenv("OMPI_COMM_WORLD_SIZE")) != "1")
+      throw UsageError("this rankone was built without MPI (libboost-mpi-dev was missing): it cannot run under mpirun");
+#endif
     if (argc < 2) {
       std::cerr << kUsage;
       return 2;

@@ -200,6 +200,37 @@ Json ResultsStore::latest_experiment() const {
   return Json::parse(s.text(0));
 }
 
+Json trial_to_json(const TrialRecord& t) {
+  Json points = Json::array();
+  for (const auto& p : t.points) points.push_back(Json::array({p.iteration, p.samples, p.seconds, p.metric, p.value}));
+  return Json{{"key", t.key}, {"cell", t.cell}, {"coordinates", t.coordinates}, {"repetition", t.repetition},
+              {"estimator", t.estimator}, {"label", t.label}, {"data_seed", t.data_seed},
+              {"estimator_seed", t.estimator_seed}, {"status", t.status}, {"message", t.message},
+              {"iterations", t.iterations}, {"samples", t.samples}, {"seconds", t.seconds}, {"config", t.config},
+              {"points", std::move(points)}};
+}
+
+TrialRecord trial_from_json(const Json& j) {
+  TrialRecord t;
+  t.key = j.at("key").get<std::string>();
+  t.cell = j.at("cell").get<std::size_t>();
+  t.coordinates = j.at("coordinates");
+  t.repetition = j.at("repetition").get<int>();
+  t.estimator = j.at("estimator").get<std::string>();
+  t.label = j.at("label").get<std::string>();
+  t.data_seed = j.at("data_seed").get<std::uint64_t>();
+  t.estimator_seed = j.at("estimator_seed").get<std::uint64_t>();
+  t.status = j.at("status").get<std::string>();
+  t.message = j.at("message").get<std::string>();
+  t.iterations = j.at("iterations").get<int>();
+  t.samples = j.at("samples").get<Index>();
+  t.seconds = j.at("seconds").get<double>();
+  t.config = j.at("config");
+  for (const auto& p : j.at("points"))
+    t.points.push_back(Point{p[0].get<int>(), p[1].get<Index>(), p[2].get<double>(), p[3].get<std::string>(), p[4].get<double>()});
+  return t;
+}
+
 namespace {
 
 std::string csv_field(const std::string& s) {

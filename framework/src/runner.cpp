@@ -145,7 +145,42 @@ std::string format_duration(double s) {
 
 }  // namespace
 
-RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const Registry& registry, const RunOptions& options) {
+TrialExecutor thread_executor(int jobs) {
+  return [jobs](const std::vector<const TrialSpec*>& todo, const Registry& registry, const TrialEvents& events) {
+    std::atomic<std::size_t> next{0};
+    std::mutex mutex;  // serialises the callbacks
+    std::exception_ptr first_error;
+    std::atomic<bool> abort{false};
+    auto worker = [&] {
+      while (!abort) {
+        const std::size_t i = next++;
+        if (i >= todo.size()) return;
+        try {
+          {
+            std::lock_guard<std::mutex> lock(mutex);
+            events.started(*todo[i]);
+          }
+          TrialRecord rec = run_trial(*todo[i], registry);
+          std::lock_guard<std::mutex> lock(mutex);
+          events.finished(std::move(rec));
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(mutex);
+          if (!first_error) first_error = std::current_exception();
+          abort = true;
+        }
+      }
+    };
+    const int threads_wanted = std::max(1, std::min<int>(jobs, static_cast<int>(std::max<std::size_t>(todo.size(), 1))));
+    std::vector<std::thread> threads;
+    for (int j = 1; j < threads_wanted; ++j) threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads) t.join();
+    if (first_error) std::rethrow_exception(first_error);
+  };
+}
+
+RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const Registry& registry, const RunOptions& options,
+                   const TrialExecutor& executor) {
   ResultsStore store(options.out);
   const auto done = store.completed_keys();
   std::vector<const TrialSpec*> todo;
@@ -157,14 +192,9 @@ RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const
   report.skipped = plan.trials.size() - todo.size();
   const std::int64_t run_id = store.begin_run(RunInfo{plan.resolved, experiment.file.string(), options.command});
 
-  std::atomic<std::size_t> next{0};
-  std::atomic<std::size_t> running{0};
-  std::mutex store_mutex;
-  std::exception_ptr first_error;
-  std::atomic<bool> abort{false};
+  std::size_t running = 0;
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-
   auto show_progress = [&](bool final) {
     if (!options.progress) return;
     const double el = elapsed();
@@ -172,42 +202,33 @@ RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const
     const std::string eta = finished == 0 ? std::string("?")
                             : format_duration(el / static_cast<double>(finished) * static_cast<double>(todo.size() - finished));
     std::fprintf(stderr, "\r[%zu/%zu trials] done %zu, running %zu, failed %zu, skipped %zu | elapsed %s, ETA %s   %s",
-                 report.skipped + finished, report.total, finished, running.load(), report.failed, report.skipped,
+                 report.skipped + finished, report.total, finished, running, report.failed, report.skipped,
                  format_duration(el).c_str(), eta.c_str(), final ? "\n" : "");
     std::fflush(stderr);
   };
 
-  auto worker = [&] {
-    while (!abort) {
-      const std::size_t i = next++;
-      if (i >= todo.size()) return;
-      ++running;
-      try {
-        TrialRecord rec = run_trial(*todo[i], registry);
-        std::lock_guard<std::mutex> lock(store_mutex);
-        store.write_trial(run_id, rec);
-        ++report.completed;
-        if (rec.status == "failed" || rec.status == "diverged") ++report.failed;
-        --running;
-        show_progress(false);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(store_mutex);
-        if (!first_error) first_error = std::current_exception();
-        abort = true;
-        --running;
-      }
-    }
+  TrialEvents events;
+  events.started = [&](const TrialSpec&) {
+    ++running;
+    show_progress(false);
   };
-
-  const int jobs = std::max(1, std::min<int>(options.jobs, static_cast<int>(std::max<std::size_t>(todo.size(), 1))));
-  std::vector<std::thread> threads;
-  for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
+  events.finished = [&](TrialRecord&& rec) {
+    store.write_trial(run_id, rec);
+    --running;
+    ++report.completed;
+    if (rec.status == "failed" || rec.status == "diverged") ++report.failed;
+    show_progress(false);
+  };
+  try {
+    (executor ? executor : thread_executor(options.jobs))(todo, registry, events);
+  } catch (...) {
+    show_progress(true);
+    store.end_run(run_id, "aborted");
+    throw;
+  }
   show_progress(true);
   report.seconds = elapsed();
-  store.end_run(run_id, first_error ? "aborted" : (report.failed ? "completed with failures" : "completed"));
-  if (first_error) std::rethrow_exception(first_error);
+  store.end_run(run_id, report.failed ? "completed with failures" : "completed");
   return report;
 }
 

@@ -238,6 +238,28 @@ TEST_CASE("results do not depend on the number of threads", "[cli][determinism]"
   CHECK(a == rows_without_seconds(s.dir / "j2"));
 }
 
+TEST_CASE("a study under mpirun gives the serial results", "[cli][mpi]") {
+  Scratch s("mpi");
+  const auto file = s.write("small.json", kSmall);
+  REQUIRE(run("run " + file.string() + " --out " + (s.dir / "serial").string() + " --jobs 1").code == 0);
+  for (int ranks : {2, 3}) {
+    const fs::path out = s.dir / ("mpi" + std::to_string(ranks));
+    const std::string cmd = "mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(ranks) + " " + rankone_bin() +
+                            " run " + file.string() + " --out " + out.string() + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    REQUIRE(p);
+    std::string text;
+    char buf[4096];
+    while (std::size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
+    const int status = pclose(p);
+    INFO(text);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    CHECK_THAT(text, Catch::Contains("12 run now"));
+    CHECK(rows_without_seconds(out) == rows_without_seconds(s.dir / "serial"));
+  }
+}
+
 TEST_CASE("a run killed with SIGKILL resumes: every trial exactly once, nothing lost", "[cli][resume]") {
   Scratch s("resume");
   // Enough trials that the kill lands mid-run.

@@ -32,8 +32,23 @@ struct RunReport {
   double seconds = 0.0;
 };
 
+/// What an executor reports as trials start and end. Calls are never concurrent.
+struct TrialEvents {
+  std::function<void(const TrialSpec&)> started;
+  std::function<void(TrialRecord&&)> finished;
+};
+
+/// Runs a list of trials somewhere (threads, MPI ranks) and reports each through `events`.
+/// Rethrows the first InputError or internal error after stopping the others.
+using TrialExecutor =
+    std::function<void(const std::vector<const TrialSpec*>& todo, const Registry& registry, const TrialEvents& events)>;
+
+/// Runs trials on `jobs` threads of this process (trials are independent; each owns its generators).
+TrialExecutor thread_executor(int jobs);
+
 /// Runs every trial of the plan not yet complete in `options.out`, writing each as it ends.
+/// The executor defaults to `thread_executor(options.jobs)`.
 RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const Registry& registry,
-                   const RunOptions& options);
+                   const RunOptions& options, const TrialExecutor& executor = {});
 
 }  // namespace rankone

@@ -44,6 +44,10 @@ struct TrialRecord {
   std::vector<Point> points;
 };
 
+/// A trial record as JSON and back (exactly: doubles round-trip), e.g. to ship it between processes.
+Json trial_to_json(const TrialRecord& t);
+TrialRecord trial_from_json(const Json& j);
+
 /// Provenance of a run.
 struct RunInfo {
   Json experiment;

@@ -1,0 +1,97 @@
+// Distributed trials: a dynamic work queue over MPI point-to-point messages.
+#include "mpi_executor.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include <boost/mpi.hpp>
+#include <boost/serialization/string.hpp>
+
+#include "rankone/core/errors.hpp"
+
+namespace rankone::mpi {
+
+namespace {
+
+// Worker → coordinator: ready (first request), a finished trial, or an error. Coordinator →
+// worker: a trial index into plan.trials, or stop.
+enum Tag : int { ready = 1, result = 2, input_error = 3, runtime_error = 4, work = 10, stop = 11 };
+
+}  // namespace
+
+bool launched_with_several_ranks() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
+    if (const char* v = std::getenv(var)) return std::atoi(v) > 1;
+  return false;
+}
+
+struct Session::Impl {
+  boost::mpi::environment environment;
+  boost::mpi::communicator world;
+  Impl(int& argc, char**& argv) : environment(argc, argv) {}
+};
+
+Session::Session(int& argc, char**& argv) : impl_(std::make_unique<Impl>(argc, argv)) {}
+Session::~Session() = default;
+int Session::rank() const { return impl_->world.rank(); }
+int Session::size() const { return impl_->world.size(); }
+
+TrialExecutor coordinator(const Session& session, const Plan& plan) {
+  return [&session, &plan](const std::vector<const TrialSpec*>& todo, const Registry&, const TrialEvents& events) {
+    boost::mpi::communicator& world = session.impl_->world;
+    std::size_t next = 0;
+    int active = world.size() - 1;
+    std::string error_message;
+    int error_tag = 0;
+    while (active > 0) {
+      // Poll rather than block: Open MPI's blocking receive spins a core the workers need.
+      boost::optional<boost::mpi::status> probe = world.iprobe(boost::mpi::any_source, boost::mpi::any_tag);
+      if (!probe) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        continue;
+      }
+      std::string payload;
+      world.recv(probe->source(), probe->tag(), payload);
+      const int from = probe->source();
+      if (probe->tag() == result) events.finished(trial_from_json(Json::parse(payload)));
+      if (probe->tag() == input_error || probe->tag() == runtime_error) {
+        if (!error_tag) {
+          error_tag = probe->tag();
+          error_message = payload;
+        }
+      }
+      if (!error_tag && next < todo.size()) {
+        const long index = static_cast<long>(todo[next] - plan.trials.data());
+        events.started(*todo[next]);
+        ++next;
+        world.send(from, work, index);
+      } else {
+        world.send(from, stop, 0L);
+        --active;
+      }
+    }
+    if (error_tag == input_error) throw InputError(error_message);
+    if (error_tag == runtime_error) throw std::runtime_error(error_message);
+  };
+}
+
+void worker(const Session& session, const Plan& plan, const Registry& registry) {
+  boost::mpi::communicator& world = session.impl_->world;
+  world.send(0, ready, std::string());
+  while (true) {
+    long index = 0;
+    const boost::mpi::status st = world.recv(0, boost::mpi::any_tag, index);
+    if (st.tag() == stop) return;
+    try {
+      const TrialRecord rec = run_trial(plan.trials.at(static_cast<std::size_t>(index)), registry);
+      world.send(0, result, trial_to_json(rec).dump());
+    } catch (const InputError& e) {
+      world.send(0, input_error, std::string(e.what()));
+    } catch (const std::exception& e) {
+      world.send(0, runtime_error, "rank " + std::to_string(world.rank()) + ": " + e.what());
+    }
+  }
+}
+
+}  // namespace rankone::mpi
