@@ -12,6 +12,7 @@
 
 #include "rankone/experiment/experiment.hpp"
 #include "rankone/plugin/registry.hpp"
+#include "rankone/report/report.hpp"
 #include "rankone/runner/runner.hpp"
 #include "rankone/store/results_store.hpp"
 #include "rankone/store/summary.hpp"
@@ -28,9 +29,10 @@ namespace {
 constexpr const char* kUsage = R"(usage: rankone <command> [arguments]
 
 commands:
-  run FILE [key.path=value ...] [--out DIR] [--jobs N] [--quiet]
+  run FILE [key.path=value ...] [--out DIR] [--jobs N] [--quiet] [--report]
                       run an experiment; results go to DIR (default results/<name>)
-                      and completed trials already there are skipped
+                      and completed trials already there are skipped; --report also
+                      writes DIR/report.html; under mpirun, rank 0 owns DIR
   plan FILE [key.path=value ...] [--out DIR]
                       list the trials and which are already done in DIR
   validate FILE [key.path=value ...]
@@ -42,6 +44,10 @@ commands:
                       per cell × estimator × metric: final mean, sd, 95 % CI, median;
                       success rate and samples/seconds to reach X for metric M
                       (default: the experiment's "success" section)
+  report DIR [--out FILE] [--metric M --below X] [--plot M,...] [--x iteration,samples,seconds]
+             [--band Q] [--x-scale auto|linear|log] [--y-scale auto|linear|log] [--title T]
+                      write DIR/report.html: curves, phase-transition heat maps and
+                      summary tables in one self-contained page (drawn by gnuplot)
   export DIR [--format csv|json] [--output FILE]
                       write the results in DIR as long-format rows (default csv to stdout)
 
@@ -174,6 +180,10 @@ int cmd_run(const Args& a, const std::string& cmdline) {
         std::cout << "  " << t.label << " rep " << t.repetition << " " << t.coordinates.dump() << ": " << t.status << ": "
                   << t.message << "\n";
   }
+  if (a.flags.count("--report")) {  // written even when trials failed: the report shows them
+    write_report(opts.out, opts.out / "report.html", ReportOptions{});
+    std::cout << "report: " << (opts.out / "report.html").string() << "\n";
+  }
   return failures ? 1 : 0;
 }
 
@@ -282,6 +292,34 @@ int cmd_summarize(const Args& a) {
   return 0;
 }
 
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+int cmd_report(const Args& a) {
+  if (a.positional.size() != 1)
+    throw UsageError("usage: rankone report DIR [--out FILE] [--metric M --below X] [--plot M1,M2] [--x iteration,samples,seconds] "
+                     "[--band Q] [--x-scale auto|linear|log] [--y-scale auto|linear|log] [--title T]");
+  const fs::path dir = a.positional[0];
+  ReportOptions o;
+  if (a.options.count("--metric")) o.success_metric = a.options.at("--metric");
+  if (a.options.count("--below")) o.success_below = parse_number("--below", a.options.at("--below"));
+  if (a.options.count("--plot")) o.metrics = split_commas(a.options.at("--plot"));
+  if (a.options.count("--x")) o.x_axes = split_commas(a.options.at("--x"));
+  if (a.options.count("--band")) o.band_quantile = parse_number("--band", a.options.at("--band"));
+  if (a.options.count("--x-scale")) o.x_scale = parse_axis_scale(a.options.at("--x-scale"));
+  if (a.options.count("--y-scale")) o.y_scale = parse_axis_scale(a.options.at("--y-scale"));
+  if (a.options.count("--title")) o.title = a.options.at("--title");
+  const fs::path out = a.options.count("--out") ? fs::path(a.options.at("--out")) : dir / "report.html";
+  write_report(dir, out, o);
+  std::cout << "report: " << out.string() << "\n";
+  return 0;
+}
+
 int cmd_export(const Args& a) {
   if (a.positional.size() != 1) throw UsageError("usage: rankone export DIR [--format csv|json] [--output FILE]");
   const fs::path dir = a.positional[0];
@@ -319,12 +357,15 @@ int main(int argc, char** argv) {
       std::cout << kUsage;
       return 0;
     }
-    if (cmd == "run") return cmd_run(parse_args(argc, argv, 2, {"--out", "--jobs"}, {"--quiet"}), command_line(argc, argv));
+    if (cmd == "run") return cmd_run(parse_args(argc, argv, 2, {"--out", "--jobs"}, {"--quiet", "--report"}), command_line(argc, argv));
     if (cmd == "plan") return cmd_plan(parse_args(argc, argv, 2, {"--out"}, {}));
     if (cmd == "validate") return cmd_validate(parse_args(argc, argv, 2, {}, {}));
     if (cmd == "plugins") return cmd_plugins(parse_args(argc, argv, 2, {}, {"--json"}));
     if (cmd == "describe") return cmd_describe(parse_args(argc, argv, 2, {}, {"--json"}));
     if (cmd == "summarize") return cmd_summarize(parse_args(argc, argv, 2, {"--metric", "--below", "--format"}, {}));
+    if (cmd == "report")
+      return cmd_report(parse_args(argc, argv, 2,
+                                   {"--out", "--metric", "--below", "--plot", "--x", "--band", "--x-scale", "--y-scale", "--title"}, {}));
     if (cmd == "export") return cmd_export(parse_args(argc, argv, 2, {"--format", "--output"}, {}));
     throw UsageError("unknown command '" + cmd + "'\n" + kUsage);
   } catch (const InputError& e) {

@@ -304,7 +304,7 @@ const std::array<const char*, 10> kColours = {"#1f77b4", "#ff7f0e", "#2ca02c", "
 const char* colour_of(std::size_t label) { return kColours[label % kColours.size()]; }
 
 struct Series {
-  std::size_t label = 0;
+  std::size_t colour = 0;  ///< index into kColours: the estimator label, or a sweep value when overlaid
   std::vector<std::array<double, 4>> rows;  ///< x, median, low, high
 };
 
@@ -447,7 +447,7 @@ std::string panel_script(const Panel& p, const fs::path& data, const fs::path& s
   for (std::size_t i = 0; i < p.series.size(); ++i) {
     const auto& s = p.series[i];
     if (s.rows.empty()) continue;
-    const std::string colour = gnuplot_quote(colour_of(s.label));
+    const std::string colour = gnuplot_quote(colour_of(s.colour));
     const std::string block = file + " index " + std::to_string(i);
     if (s.rows.size() > 1)
       parts.push_back(block + " using 1:3:4 with filledcurves lc rgb " + colour + " fs transparent solid 0.2 noborder notitle");
@@ -602,7 +602,7 @@ void render_panels(std::vector<Panel*>& panels, const ReportOptions& options) {
 struct Figure {
   std::string title;
   std::string note;
-  std::vector<std::size_t> labels;  ///< legend entries (label indices)
+  std::vector<std::pair<std::size_t, std::string>> legend;  ///< colour index and text of each entry
   std::vector<Panel> panels;
 };
 
@@ -662,7 +662,7 @@ std::optional<Figure> curve_figure(const Study& s, std::size_t metric, const std
     if (!p.series.empty()) f.panels.push_back(std::move(p));
   }
   if (!informative) return std::nullopt;
-  f.labels.assign(labels.begin(), labels.end());
+  for (std::size_t l : labels) f.legend.push_back({l, s.labels[l]});
   // Iterations start at 0, so only samples and seconds are candidates for an automatic log axis.
   fit_ranges(f.panels, x_axis == "iteration" && o.x_scale == AxisScale::automatic ? AxisScale::linear : o.x_scale,
              o.y_scale, 2.0, 0.0, o.max_points_per_curve);
@@ -670,46 +670,58 @@ std::optional<Figure> curve_figure(const Study& s, std::size_t metric, const std
   return f;
 }
 
-/// Final values of a metric against a numeric sweep axis, one panel per combination of the other
-/// varying axes.
+/// Final values of a metric against a numeric sweep axis. With one estimator label and one other
+/// varying axis of at most ten values, one panel with a curve per value of that axis; otherwise
+/// one panel per combination of the other varying axes, a curve per label.
 Figure sweep_figure(const Study& s, std::size_t metric, std::size_t axis, const ReportOptions& o) {
   Figure f;
   f.title = "final " + s.metrics[metric] + " vs " + s.axes[axis].name();
   std::vector<std::size_t> others;
   for (std::size_t a : s.varying_axes())
     if (a != axis) others.push_back(a);
-  std::map<std::vector<std::size_t>, std::map<std::size_t, Series>> groups;  // other positions → label → series
+  std::set<std::size_t> labels_present;
+  for (const auto& [key, band] : s.finals)
+    if (std::get<2>(key) == metric) labels_present.insert(std::get<1>(key));
+  const bool overlay = labels_present.size() == 1 && others.size() == 1 && s.axes[others[0]].values.size() <= 10;
+
+  // panel key (other positions, or none when overlaid) → colour index → series
+  std::map<std::vector<std::size_t>, std::map<std::size_t, Series>> groups;
   std::map<std::vector<std::size_t>, std::size_t> representative;
   for (const auto& [cell, coords] : s.cells) {
     std::vector<std::size_t> key;
     for (std::size_t a : others) key.push_back(s.position.at(cell)[a]);
+    if (overlay) key.clear();
     representative.emplace(key, cell);
     const double x = s.axes[axis].values[s.position.at(cell)[axis]].get<double>();
     for (std::size_t l = 0; l < s.labels.size(); ++l) {
       auto it = s.finals.find({cell, l, metric});
       if (it == s.finals.end()) continue;
-      auto& series = groups[key][l];
-      series.label = l;
+      const std::size_t colour = overlay ? s.position.at(cell)[others[0]] : l;
+      auto& series = groups[key][colour];
+      series.colour = colour;
       series.rows.push_back({x, it->second.median, it->second.low, it->second.high});
     }
   }
-  std::set<std::size_t> labels;
-  for (auto& [key, by_label] : groups) {
+  std::set<std::size_t> colours;
+  for (auto& [key, by_colour] : groups) {
     Panel p;
-    p.caption = others.empty() ? "" : s.cell_text(representative[key], others);
+    p.caption = overlay ? s.labels[*labels_present.begin()] : others.empty() ? "" : s.cell_text(representative[key], others);
     p.xlabel = s.axes[axis].name();
     p.ylabel = "final " + s.metrics[metric];
-    for (auto& [l, series] : by_label) {
+    if (overlay) p.width = 520, p.height = 340;
+    for (auto& [colour, series] : by_colour) {
       std::sort(series.rows.begin(), series.rows.end());
-      labels.insert(l);
+      colours.insert(colour);
       p.series.push_back(std::move(series));
     }
     f.panels.push_back(std::move(p));
   }
-  f.labels.assign(labels.begin(), labels.end());
+  for (std::size_t c : colours)
+    f.legend.push_back({c, overlay ? s.axes[others[0]].name() + " = " + value_text(s.axes[others[0]].values[c]) : s.labels[c]});
   fit_ranges(f.panels, o.x_scale, o.y_scale, 1.3, 0.03, o.max_points_per_curve);
   f.note = "Value at each trial's last recorded iteration. " + band_text(o, s.repetitions) +
-           (others.empty() ? "." : "; one panel per value of the other sweep axes.");
+           (overlay ? "; one curve per value of " + s.axes[others[0]].name() + "."
+                    : others.empty() ? "." : "; one panel per value of the other sweep axes.");
   return f;
 }
 
@@ -778,19 +790,19 @@ details pre { background: #f6f6f6; padding: 8px; overflow-x: auto; font-size: 0.
 nav ul { columns: 2; }
 )";
 
-void write_legend(std::ostream& out, const Study& s, const std::vector<std::size_t>& labels) {
-  if (labels.empty()) return;
+void write_legend(std::ostream& out, const std::vector<std::pair<std::size_t, std::string>>& legend) {
+  if (legend.empty()) return;
   out << "<div class=\"legend\">";
-  for (std::size_t l : labels)
-    out << "<span class=\"entry\"><span class=\"swatch\" style=\"background:" << colour_of(l) << "\"></span>"
-        << html_escape(s.labels[l]) << "</span>";
+  for (const auto& [colour, text] : legend)
+    out << "<span class=\"entry\"><span class=\"swatch\" style=\"background:" << colour_of(colour) << "\"></span>"
+        << html_escape(text) << "</span>";
   out << "</div>\n";
 }
 
-void write_figure(std::ostream& out, const Study& s, const Figure& f) {
+void write_figure(std::ostream& out, const Figure& f) {
   out << "<h3>" << html_escape(f.title) << "</h3>\n";
   if (!f.note.empty()) out << "<p class=\"note\">" << html_escape(f.note) << "</p>\n";
-  write_legend(out, s, f.labels);
+  write_legend(out, f.legend);
   out << "<div class=\"panels\">\n";
   for (const auto& p : f.panels)
     out << "<figure class=\"panel\"><figcaption>" << html_escape(p.caption) << "</figcaption>\n" << p.svg << "</figure>\n";
@@ -919,14 +931,14 @@ void write_study(std::ostream& out, std::size_t index, const Study& s, const Stu
 
   if (!f.heatmaps.empty()) {
     out << "<h2 id=\"" << anchor(index, "phase") << "\">Phase transitions — " << html_escape(s.name) << "</h2>\n";
-    for (const auto& fig : f.heatmaps) write_figure(out, s, fig);
+    for (const auto& fig : f.heatmaps) write_figure(out, fig);
   } else if (s.varying_axes().size() >= 2 && !s.success_metric) {
     out << "<p class=\"note\">No phase-transition heat map: the experiment declares no \"success\" section "
            "(pass --metric M --below X).</p>\n";
   }
   if (!f.sweeps.empty()) {
     out << "<h2 id=\"" << anchor(index, "sweeps") << "\">Final values across the sweep — " << html_escape(s.name) << "</h2>\n";
-    for (const auto& fig : f.sweeps) write_figure(out, s, fig);
+    for (const auto& fig : f.sweeps) write_figure(out, fig);
   }
   out << "<h2 id=\"" << anchor(index, "curves") << "\">Curves — " << html_escape(s.name) << "</h2>\n";
   if (!f.skipped_curves.empty()) {
@@ -935,7 +947,7 @@ void write_study(std::ostream& out, std::size_t index, const Study& s, const Stu
     out << "<p class=\"note\">No curves against " << html_escape(xs)
         << ": every trial recorded a single point (one-shot estimators); see the final values above.</p>\n";
   }
-  for (const auto& fig : f.curves) write_figure(out, s, fig);
+  for (const auto& fig : f.curves) write_figure(out, fig);
 
   out << "<h2 id=\"" << anchor(index, "tables") << "\">Summary tables — " << html_escape(s.name) << "</h2>\n"
       << "<p class=\"note\">Final values per sweep cell and estimator over repetitions (as <code>rankone summarize</code>); "
