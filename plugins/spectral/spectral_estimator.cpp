@@ -1,6 +1,6 @@
 #include "spectral_estimator.hpp"
 
-#include "spectral_estimate.hpp"
+#include "rankone/estimation/spectral.hpp"
 
 namespace rankone::spectral {
 

@@ -5,7 +5,7 @@
 
 namespace rankone::spectral {
 
-/// Draws one batch in `start`, returns the rank-k spectral estimate (see spectral_estimate.hpp),
+/// Draws one batch in `start`, returns the rank-k spectral estimate (see rankone/estimation/spectral.hpp),
 /// and does no further iterations.
 class SpectralEstimator final : public Estimator {
  public:

@@ -1,0 +1,130 @@
+// One-pass gFM (plugins/gfm_one_pass) speed: one iteration on an in-memory batch beside the dense
+// products that iteration cannot avoid, and the samples per second of a whole one-pass run beside
+// the raw rate of the data generator. docs/gfm-performance.md records the numbers.
+//
+//   cmake --build build --target bench_gfm && build/bin/bench_gfm
+#include <benchmark/benchmark.h>
+
+#include "bench_support.hpp"
+
+using namespace rankone;
+
+namespace {
+
+constexpr Index kD = 1000;
+constexpr Index kRank = 10;
+constexpr Index kBatch = 20000;
+
+Json source_ref() {
+  return Json{{"name", "synthetic"},
+              {"d", kD},
+              {"rank", kRank},
+              {"w_norm", 1.0},
+              {"condition_number", 2.0},
+              {"operator", {{"name", "symmetric_rank_one"}, {"first_order", true}}}};
+}
+
+Json estimator_ref(int iterations) {
+  return Json{{"name", "gfm_one_pass"}, {"rank", kRank},  {"batch_size", kBatch}, {"iterations", iterations},
+              {"tolerance", 0.0},       {"divergence_factor", 1e300}};
+}
+
+/// Hands out the same in-memory batch on every call: times an iteration without the generator.
+class ReplaySource final : public DataSource {
+ public:
+  explicit ReplaySource(std::unique_ptr<DataSource> inner) : inner_(std::move(inner)) {}
+  void open(std::uint64_t seed) override {
+    inner_->open(seed);
+    batch_ = inner_->next(kBatch);
+  }
+  ProblemShape shape() const override { return inner_->shape(); }
+  const SensingOperator& sensing_operator() const override { return inner_->sensing_operator(); }
+  bool finite() const override { return false; }
+
+ protected:
+  Batch produce(Index) override { return batch_; }
+
+ private:
+  std::unique_ptr<DataSource> inner_;
+  Batch batch_;
+};
+
+/// One gfm_one_pass iteration (residual, G U, QR, G U_new, w update) on a d = 1000, n = 20 000 batch.
+void BM_GfmIteration(benchmark::State& state) {
+  ReplaySource source(bench::make<DataSource>(source_ref(), Kind::data_source));
+  source.open(1);
+  auto estimator = bench::make<Estimator>(estimator_ref(1 << 30), Kind::estimator);
+  Rng rng(2);
+  estimator->start(source, rng);
+  for (auto _ : state) {
+    if (!estimator->step(source)) {
+      state.SkipWithError(("estimator stopped: " + estimator->summary().message).c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+
+/// The products an iteration cannot avoid, with Eigen on the same shapes: P = Xᵀ[U V] (for the
+/// residual), X·diag(r)·(XᵀU) reusing P, X r (the w update), then Xᵀ U_new and X·diag(r)·(Xᵀ U_new).
+void BM_DenseProducts(benchmark::State& state) {
+  Rng rng(3);
+  Matrix X(kD, kBatch);
+  rng.fill_normal(X.data(), X.size());
+  Matrix UV(kD, 2 * kRank);
+  rng.fill_normal(UV.data(), UV.size());
+  Matrix U_new(kD, kRank);
+  rng.fill_normal(U_new.data(), U_new.size());
+  Vector r(kBatch);
+  rng.fill_normal(r.data(), r.size());
+  for (auto _ : state) {
+    const Matrix P = X.transpose() * UV;                                // n × 2k
+    const Matrix GU = X * (r.asDiagonal() * P.leftCols(kRank));         // d × k
+    const Vector w = X * r;                                             // d
+    const Matrix Q = X.transpose() * U_new;                             // n × k
+    const Matrix GV = X * (r.asDiagonal() * Q);                         // d × k
+    benchmark::DoNotOptimize(GU.data());
+    benchmark::DoNotOptimize(w.data());
+    benchmark::DoNotOptimize(GV.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+
+/// The synthetic generator alone: 20 000 Gaussian designs of dimension 1000 and their responses.
+void BM_GeneratorRate(benchmark::State& state) {
+  auto source = bench::make<DataSource>(source_ref(), Kind::data_source);
+  source->open(4);
+  for (auto _ : state) {
+    Batch b = source->next(kBatch);
+    benchmark::DoNotOptimize(b.y.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+
+/// A whole one-pass run on the synthetic stream: spectral start from its own batch, then T = 5
+/// iterations, each drawing a fresh batch; items = samples consumed (6 × 20 000).
+void BM_OnePassRun(benchmark::State& state) {
+  const int iterations = 5;
+  std::uint64_t seed = 5;
+  Index samples = 0;
+  for (auto _ : state) {
+    auto source = bench::make<DataSource>(source_ref(), Kind::data_source);
+    source->open(seed++);
+    auto estimator = bench::make<Estimator>(estimator_ref(iterations), Kind::estimator);
+    Rng rng(seed);
+    estimator->start(*source, rng);
+    while (estimator->step(*source)) {
+    }
+    samples += source->samples_drawn();
+  }
+  state.SetItemsProcessed(samples);
+}
+
+}  // namespace
+
+BENCHMARK(BM_GfmIteration)->Unit(benchmark::kMillisecond)->MinTime(3.0);
+BENCHMARK(BM_DenseProducts)->Unit(benchmark::kMillisecond)->MinTime(3.0);
+BENCHMARK(BM_GeneratorRate)->Unit(benchmark::kMillisecond)->MinTime(3.0);
+BENCHMARK(BM_OnePassRun)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+BENCHMARK_MAIN();

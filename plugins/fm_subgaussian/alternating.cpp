@@ -1,0 +1,200 @@
+// The alternating estimators `fm_moment_elimination` and `ifm` (docs/plugins/fm_moment_elimination.md,
+// docs/plugins/ifm.md).
+#include "alternating.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "rankone/linalg/eigensolvers.hpp"
+
+namespace rankone::fm_subgaussian {
+
+namespace {
+
+std::string format(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+double rms(const Vector& v) { return v.size() ? std::sqrt(v.squaredNorm() / static_cast<double>(v.size())) : 0.0; }
+
+/// 𝒜'(r) Y / (2n) = X diag(r) X' Y / (2n), matrix-free: O(n d k).
+Matrix half_adjoint_times(const Matrix& Z, const Vector& r, const Matrix& Y) {
+  const double n = static_cast<double>(Z.cols());
+  const Matrix projected = Z.transpose() * Y;  // n × k
+  return Z * (r.asDiagonal() * projected) / (2.0 * n);
+}
+
+}  // namespace
+
+AlternatingOptions AlternatingOptions::from(const Params& p) {
+  AlternatingOptions o;
+  o.rank = p.integer("rank");
+  o.batch_size = p.integer("batch_size");
+  o.max_iterations = static_cast<int>(p.integer("max_iterations"));
+  o.tolerance = p.number("tolerance");
+  o.passes = p.integer("passes");
+  o.standardize = p.boolean("standardize");
+  o.intercept = p.boolean("intercept") || o.standardize;  // centring creates an intercept
+  return o;
+}
+
+AlternatingEstimator::AlternatingEstimator(AlternatingOptions options)
+    : IterativeEstimator(options.max_iterations, options.tolerance), options_(options), reader_(options.passes) {}
+
+AlternatingEstimator::~AlternatingEstimator() = default;
+
+bool AlternatingEstimator::next_batch(DataSource& data, Matrix& Z, Vector& y) {
+  const Batch batch = reader_.next(data, options_.batch_size);
+  // A short batch at the very end of the data is still a usable estimate of the moments; a
+  // sliver is not.
+  if (batch.instances() < std::max<Index>(1, options_.batch_size / 2)) return false;
+  Z = scaling_.apply(feature_matrix(batch));
+  y = batch.y;
+  return true;
+}
+
+void AlternatingEstimator::start(DataSource& data, Rng& rng) {
+  data_ = &data;
+  summary_ = Summary{};
+  const Index d = data.shape().d1;
+  scaling_ = FeatureScaling::identity(d);
+  if (const std::string why = unsupported_source(data); !why.empty()) return finish(Status::failed, name() + " " + why);
+  if (options_.rank > d)
+    return finish(Status::failed, "rank " + std::to_string(options_.rank) + " exceeds the dimension " + std::to_string(d));
+  first_order_ = data.sensing_operator().has_first_order();
+
+  // First batch: feature scaling and whatever the estimator estimates once (κ, φ, τ).
+  const Batch first = reader_.next(data, options_.batch_size);
+  if (first.instances() == 0) return finish(Status::failed, "the data source returned an empty first batch");
+  const Matrix X0 = feature_matrix(first);
+  scaling_ = options_.standardize ? FeatureScaling::estimate(X0) : FeatureScaling::identity(d);
+  if (const std::string why = prepare(scaling_.apply(X0)); !why.empty()) return finish(Status::failed, why);
+
+  // Second batch: Ū⁽⁰⁾ = top-k eigenvectors (by |eigenvalue|) of 𝓜(−y) ≈ M*, V = 0, w = 0.
+  Matrix Z;
+  Vector y;
+  if (!next_batch(data, Z, y))
+    return finish(Status::failed, "the data ran out before the initialisation batch (set passes > 1 to re-use a finite set)");
+  const Vector r = -y;
+  const LinearMap apply = [&](const Matrix& Y) -> Matrix { return correction_times(Z, r, Y); };
+  const EigenResult eig = top_k_symmetric(apply, d, options_.rank, rng);
+  if (!eig.converged) return finish(Status::failed, "the initial eigensolver did not converge");
+  U_ = eig.vectors;
+  V_ = Matrix::Zero(d, options_.rank);
+  w_ = first_order_ ? Vector::Zero(d) : Vector();
+  bias_ = 0.0;
+  if (options_.intercept) bias_ = (y - predict(Z, model_z())).mean();
+}
+
+LowRankModel AlternatingEstimator::model_z() const {
+  LowRankModel m;
+  m.left = U_;
+  m.right = V_;
+  m.symmetrize = true;  // x'Mx sees only (Ū V' + V Ū')/2; report that part
+  m.zero_diagonal = zero_diagonal();
+  m.w = w_;
+  m.bias = bias_;
+  return m;
+}
+
+Estimate AlternatingEstimator::estimate() const {
+  if (U_.size() == 0) {  // failed before initialising: the zero model of the right shape
+    const Index d = scaling_.mean.size();
+    LowRankModel zero;
+    zero.left = Matrix::Zero(d, options_.rank);
+    zero.right = Matrix::Zero(d, options_.rank);
+    zero.symmetrize = true;
+    return zero;
+  }
+  return scaling_.to_raw(model_z());
+}
+
+Summary AlternatingEstimator::summary() const {
+  Summary s = summary_;
+  if (data_) s.message += reader_.reuse_note(*data_);
+  return s;
+}
+
+double AlternatingEstimator::iterate(DataSource& data) {
+  Matrix Z;
+  Vector y;
+  if (!next_batch(data, Z, y)) {
+    finish(Status::max_iterations,
+           "the data are exhausted after " + std::to_string(reader_.passes_started()) + " pass(es) (passes = " +
+               std::to_string(reader_.passes_allowed()) + ")");
+    return -1.0;
+  }
+  const Vector r = predict(Z, model_z()) - y;
+  const double residual_rms = rms(r);
+  if (!std::isfinite(residual_rms) || residual_rms > options_.divergence_factor * (rms(y) + 1e-300)) {
+    finish(Status::diverged, "residual RMS " + format(residual_rms) + " exceeds " + format(options_.divergence_factor) +
+                                 " × RMS(y) at iteration " + std::to_string(iteration() + 1));
+    return -1.0;
+  }
+
+  const Matrix U_prev = U_;
+  const Matrix V_prev = V_;
+  const Vector w_prev = w_;
+  U_ = orthonormalize(V_ - correction_times(Z, r, U_prev));
+  V_ = V_ * (U_prev.transpose() * U_) - correction_times(Z, r, U_);
+  if (first_order_) w_ -= first_order_correction(Z, r);
+  // The intercept is confounded with tr(M) in mean(r); M and w ignore it (𝓜 removes P0·I or the
+  // diagonal), so it is refitted by least squares on this batch once they have moved.
+  if (options_.intercept) bias_ -= (predict(Z, model_z()) - y).mean();
+
+  const double change = (w_ - w_prev).norm() + factored_difference_norm(U_, V_, U_prev, V_prev);
+  const double size = w_.norm() + factored_norm(U_, V_);
+  return size > 0.0 ? change / size : change;
+}
+
+// ---- fm_moment_elimination ----
+
+MomentEliminationEstimator::MomentEliminationEstimator(AlternatingOptions options, double tau_threshold)
+    : AlternatingEstimator(std::move(options)), tau_threshold_(tau_threshold) {}
+
+std::string MomentEliminationEstimator::prepare(const Matrix& Z) {
+  const CoordinateMoments moments = estimate_moments(Z);
+  const double tau = moments.tau();
+  if (!(tau >= tau_threshold_)) {
+    return "estimated tau-MIP constant tau = min_j |phi_j - 1 - kappa_j^2| = " + format(tau) + " (coordinate " +
+           std::to_string(moments.tau_coordinate()) + ", from " + std::to_string(Z.cols()) +
+           " instances) is below tau_threshold = " + format(tau_threshold_) +
+           ": the diagonal of M* cannot be told apart from w* (Proposition 1); use ifm (zero-diagonal model)";
+  }
+  coefficients_ = elimination_coefficients(moments);
+  return "";
+}
+
+Matrix MomentEliminationEstimator::correction_times(const Matrix& Z, const Vector& r, const Matrix& Y) const {
+  const double n = static_cast<double>(Z.cols());
+  const double p0 = r.mean();
+  const Vector p1 = Z * r / n;
+  const Vector p2 = Z.array().square().matrix() * r / n - Vector::Constant(Z.rows(), p0);
+  const Vector diagonal = coefficients_.G.col(0).cwiseProduct(p1) + coefficients_.G.col(1).cwiseProduct(p2);
+  // The −½ P0 I term is the erratum of Eq. (7) (NOTES.md §2): E 𝒜'𝒜(Δ)/n has a tr(Δ) I part.
+  return half_adjoint_times(Z, r, Y) - 0.5 * p0 * Y - 0.5 * (diagonal.asDiagonal() * Y);
+}
+
+Vector MomentEliminationEstimator::first_order_correction(const Matrix& Z, const Vector& r) const {
+  const double n = static_cast<double>(Z.cols());
+  const Vector p1 = Z * r / n;
+  const Vector p2 = Z.array().square().matrix() * r / n - Vector::Constant(Z.rows(), r.mean());
+  return coefficients_.H.col(0).cwiseProduct(p1) + coefficients_.H.col(1).cwiseProduct(p2);
+}
+
+// ---- ifm ----
+
+Matrix ImprovedFmEstimator::correction_times(const Matrix& Z, const Vector& r, const Matrix& Y) const {
+  const double n = static_cast<double>(Z.cols());
+  // diag(𝒜'(r))_j / (2n) = Σ_i r_i z_ij² / (2n).
+  const Vector diagonal = Z.array().square().matrix() * r / (2.0 * n);
+  return half_adjoint_times(Z, r, Y) - diagonal.asDiagonal() * Y;
+}
+
+Vector ImprovedFmEstimator::first_order_correction(const Matrix& Z, const Vector& r) const {
+  return Z * r / static_cast<double>(Z.cols());
+}
+
+}  // namespace rankone::fm_subgaussian

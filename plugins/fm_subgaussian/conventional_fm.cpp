@@ -1,0 +1,174 @@
+// `fm`: conventional factorization machine trained by SGD or ALS (docs/plugins/fm.md).
+#include "conventional_fm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+namespace rankone::fm_subgaussian {
+
+ConventionalFmOptions ConventionalFmOptions::from(const Params& p) {
+  ConventionalFmOptions o;
+  o.rank = p.integer("rank");
+  o.solver = p.string("solver") == "als" ? Solver::als : Solver::sgd;
+  o.learning_rate = p.number("learning_rate");
+  o.decay = p.number("decay");
+  o.reg_w = p.number("reg_w");
+  o.reg_v = p.number("reg_v");
+  o.init_std = p.number("init_std");
+  o.passes = static_cast<int>(p.integer("passes"));
+  o.tolerance = p.number("tolerance");
+  o.train_size = p.integer("train_size");
+  o.standardize = p.boolean("standardize");
+  o.intercept = p.boolean("intercept") || o.standardize;
+  return o;
+}
+
+ConventionalFmEstimator::ConventionalFmEstimator(ConventionalFmOptions options)
+    : IterativeEstimator(options.passes, options.tolerance), options_(options) {}
+
+ConventionalFmEstimator::~ConventionalFmEstimator() = default;
+
+void ConventionalFmEstimator::start(DataSource& data, Rng& rng) {
+  summary_ = Summary{};
+  const Index d = data.shape().d1;
+  scaling_ = FeatureScaling::identity(d);
+  U_ = Matrix::Zero(d, options_.rank);
+  if (const std::string why = unsupported_source(data); !why.empty()) return finish(Status::failed, "fm " + why);
+  first_order_ = data.sensing_operator().has_first_order();
+
+  // The training set: one whole pass of a finite source, else the first train_size instances.
+  Batch train;
+  if (data.finite()) {
+    for (Batch b = data.next(1 << 14); b.instances() > 0; b = data.next(1 << 14)) {
+      if (train.instances() == 0) train = std::move(b);
+      else train.append(b);
+    }
+    data_note_ = "; " + std::to_string(train.instances()) + " instances (one pass of the finite source) held in memory";
+  } else {
+    train = data.next(options_.train_size);
+    data_note_ = "; the first " + std::to_string(train.instances()) + " instances of the stream held in memory";
+  }
+  if (train.instances() == 0) return finish(Status::failed, "the data source returned no training instances");
+
+  const Matrix X = feature_matrix(train);
+  scaling_ = options_.standardize ? FeatureScaling::estimate(X) : FeatureScaling::identity(d);
+  Z_ = scaling_.apply(X);
+  y_ = train.y;
+  if (options_.solver == ConventionalFmOptions::Solver::als) {
+    Zt_ = Z_.transpose();
+    Z_.resize(0, 0);  // ALS reads features only
+  }
+
+  rng_ = Rng(rng());
+  rng_.fill_normal(U_.data(), U_.size());
+  U_ *= options_.init_std;
+  w_ = first_order_ ? Vector::Zero(d) : Vector();
+  bias_ = options_.intercept ? y_.mean() : 0.0;
+  if (options_.solver == ConventionalFmOptions::Solver::als) refresh_residuals();
+}
+
+Estimate ConventionalFmEstimator::estimate() const {
+  LowRankModel m;
+  m.left = U_;
+  m.right = U_;
+  m.symmetrize = true;
+  m.zero_diagonal = true;
+  m.w = w_;
+  m.bias = bias_;
+  return scaling_.to_raw(m);
+}
+
+Summary ConventionalFmEstimator::summary() const {
+  Summary s = summary_;
+  if (!data_note_.empty() && s.status != Status::running) s.message += data_note_;
+  return s;
+}
+
+void ConventionalFmEstimator::refresh_residuals() {
+  const Matrix& Zt = Zt_;
+  projected_ = Zt * U_;  // N × k
+  const Vector squares_term = Zt.array().square().matrix() * U_.array().square().matrix().rowwise().sum();
+  residual_ = projected_.array().square().rowwise().sum().matrix() - squares_term;
+  if (first_order_) residual_ += Zt * w_;
+  residual_.array() += bias_ - y_.array();
+}
+
+void ConventionalFmEstimator::sgd_epoch() {
+  const Index n = Z_.cols();
+  std::vector<Index> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), Index{0});
+  std::shuffle(order.begin(), order.end(), rng_);
+  // libFM keeps η constant (decay 0); a decaying step removes the O(η) noise floor of constant-step SGD.
+  const double eta = options_.learning_rate / (1.0 + options_.decay * iteration());
+  Vector q(U_.cols());
+  Vector z2(Z_.rows());
+  for (const Index i : order) {
+    const auto z = Z_.col(i);
+    z2 = z.array().square();
+    q.noalias() = U_.transpose() * z;
+    // ŷ = b + w'z + Σ_f [q_f² − Σ_j u_jf² z_j²]
+    double prediction = bias_ + q.squaredNorm() - z2.dot(U_.array().square().matrix().rowwise().sum());
+    if (first_order_) prediction += w_.dot(z);
+    const double e = prediction - y_(i);
+    if (options_.intercept) bias_ -= eta * e;
+    if (first_order_) w_ -= eta * (e * z + options_.reg_w * w_);
+    // ∂ŷ/∂u_jf = 2 (z_j q_f − u_jf z_j²)
+    U_ -= eta * (2.0 * e * (z * q.transpose() - z2.asDiagonal() * U_) + options_.reg_v * U_);
+  }
+}
+
+void ConventionalFmEstimator::als_epoch() {
+  // Coordinate descent (libFM's ALS): ŷ is linear in each single parameter θ with slope h, so
+  // θ* = (θ Σh² − Σ e h) / (Σh² + N λ) minimises J in θ; residuals and Z'U are updated in place.
+  const double n = static_cast<double>(Zt_.rows());
+  if (options_.intercept) {
+    const double delta = -residual_.mean();
+    bias_ += delta;
+    residual_.array() += delta;
+  }
+  if (first_order_) {
+    for (Index j = 0; j < Zt_.cols(); ++j) {
+      const auto h = Zt_.col(j);
+      const double hh = h.squaredNorm();
+      const double updated = (w_(j) * hh - residual_.dot(h)) / (hh + n * options_.reg_w);
+      if (!(hh > 0.0)) continue;
+      residual_ += (updated - w_(j)) * h;
+      w_(j) = updated;
+    }
+  }
+  Vector h(Zt_.rows());
+  for (Index f = 0; f < U_.cols(); ++f) {
+    for (Index j = 0; j < Zt_.cols(); ++j) {
+      const auto z = Zt_.col(j);
+      const double u = U_(j, f);
+      h = 2.0 * z.cwiseProduct(projected_.col(f) - u * z);
+      const double hh = h.squaredNorm();
+      if (!(hh > 0.0)) continue;
+      const double updated = (u * hh - residual_.dot(h)) / (hh + n * options_.reg_v);
+      residual_ += (updated - u) * h;
+      projected_.col(f) += (updated - u) * z;
+      U_(j, f) = updated;
+    }
+  }
+  // Refresh from scratch once per epoch so rounding in the in-place updates cannot accumulate.
+  refresh_residuals();
+}
+
+double ConventionalFmEstimator::iterate(DataSource&) {
+  const Matrix U_prev = U_;
+  const Vector w_prev = w_;
+  if (options_.solver == ConventionalFmOptions::Solver::sgd) sgd_epoch();
+  else als_epoch();
+  if (!U_.allFinite() || !w_.allFinite() || !std::isfinite(bias_)) {
+    finish(Status::diverged, "non-finite parameters in epoch " + std::to_string(iteration() + 1) +
+                                 (options_.solver == ConventionalFmOptions::Solver::sgd ? " (reduce learning_rate)" : ""));
+    return -1.0;
+  }
+  const double change = (w_ - w_prev).norm() + factored_difference_norm(U_, U_, U_prev, U_prev);
+  const double size = w_.norm() + factored_norm(U_, U_);
+  return size > 0.0 ? change / size : change;
+}
+
+}  // namespace rankone::fm_subgaussian

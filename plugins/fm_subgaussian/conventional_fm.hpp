@@ -1,0 +1,73 @@
+#pragma once
+/// \file `fm`: the conventional factorization machine of Rendle (2010), the baseline every FM user
+/// knows, with libFM's two classic solvers (SGD and ALS / coordinate descent).
+///
+///   ŷ(x) = b + w'x + x'Mx,   M = U U' − D(U U')   (PSD factor, zero diagonal; U is d × k),
+///
+/// i.e. Rendle's Σ_{j<l} <v_j, v_l> x_j x_l with v_j = √2 · (row j of U). Objective
+///
+///   J = (1/2N) Σ_i (ŷ_i − y_i)² + ½ reg_w ‖w‖² + ½ reg_v ‖U‖²   (bias unregularised),
+///
+/// over a training set held in memory (one pass of a finite source, or the first `train_size`
+/// instances of an endless one). One iteration is one epoch. Predictions and gradients use the
+/// identity x'Mx = Σ_f [(u_f'x)² − Σ_j u_jf² x_j²]: O(kd) per instance.
+#include <string>
+
+#include "fm_common.hpp"
+#include "rankone/core/params.hpp"
+#include "rankone/interfaces/estimator.hpp"
+
+namespace rankone::fm_subgaussian {
+
+struct ConventionalFmOptions {
+  enum class Solver { sgd, als };
+  Index rank = 2;
+  Solver solver = Solver::sgd;
+  double learning_rate = 0.01;  ///< SGD step η₀
+  double decay = 0.0;           ///< SGD step in epoch t (from 0): η₀ / (1 + decay · t)
+  double reg_w = 0.0;
+  double reg_v = 0.0;
+  double init_std = 0.1;        ///< entries of the initial U ~ N(0, init_std²)
+  int passes = 100;             ///< epochs
+  double tolerance = 1e-9;
+  Index train_size = 10000;     ///< instances taken from an endless source
+  bool standardize = false;
+  bool intercept = true;
+
+  static ConventionalFmOptions from(const Params& p);
+};
+
+class ConventionalFmEstimator final : public IterativeEstimator {
+ public:
+  explicit ConventionalFmEstimator(ConventionalFmOptions options);
+  ~ConventionalFmEstimator() override;
+
+  void start(DataSource& data, Rng& rng) override;
+  Estimate estimate() const override;
+  Summary summary() const override;
+
+ protected:
+  double iterate(DataSource& data) override;
+
+ private:
+  void sgd_epoch();
+  void als_epoch();
+  /// Residuals ŷ − y on the training set, and the cached projections Z'U (ALS).
+  void refresh_residuals();
+
+  ConventionalFmOptions options_;
+  Rng rng_{0};
+  FeatureScaling scaling_;
+  bool first_order_ = true;
+  Matrix Z_;         ///< d × N standardised training features (SGD reads columns)
+  Matrix Zt_;        ///< N × d, the same (ALS reads features)
+  Vector y_;
+  Matrix U_;         ///< d × k
+  Vector w_;
+  double bias_ = 0.0;
+  Vector residual_;  ///< ŷ − y (ALS)
+  Matrix projected_; ///< Z'U, N × k (ALS)
+  std::string data_note_;
+};
+
+}  // namespace rankone::fm_subgaussian

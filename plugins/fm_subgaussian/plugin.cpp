@@ -1,0 +1,128 @@
+// Registrations of the estimators of "Learning Factorization Machines on Sub-gaussian Data"
+// (AAAI-19): fm_moment_elimination, ifm, and the baselines fm and ridge.
+#include <memory>
+
+#include "alternating.hpp"
+#include "conventional_fm.hpp"
+#include "rankone/plugin/plugin_api.hpp"
+#include "ridge.hpp"
+
+namespace rankone::fm_subgaussian {
+
+namespace {
+
+constexpr const char* kPaper = "Lin, Ye et al., Learning Factorization Machines on Sub-gaussian Data, AAAI-19";
+
+/// Parameters shared by the two alternating estimators.
+void declare_alternating(Schema& s, Index default_batch) {
+  s.integer("rank", 2, "rank k of Ū V'").at_least(1);
+  s.integer("batch_size", default_batch, "instances n per iteration (and in each of the two initial batches)").at_least(2);
+  s.integer("max_iterations", 100, "iteration budget T").at_least(1);
+  s.number("tolerance", 1e-9, "stop when (‖Δw‖ + ‖Δ(ŪV')‖_F)/(‖w‖ + ‖ŪV'‖_F) falls below this").at_least(0.0);
+  s.integer("passes", 1, "passes allowed over a finite source (1: every instance is used once; more re-uses it)")
+      .at_least(1);
+  s.boolean("standardize", false,
+            "learn on per-feature standardised x (mean and std of the first batch); the model is reported in raw "
+            "coordinates. Implies intercept");
+  s.boolean("intercept", false, "fit a bias b (least squares on each batch after the w, M update)");
+}
+
+Registration moment_elimination_registration() {
+  Registration r;
+  r.kind = Kind::estimator;
+  r.name = "fm_moment_elimination";
+  r.summary = "generalized FM y = x'w + x'Mx by alternating gradient descent with high-order moment elimination "
+              "(needs tau-MIP data, tau > 0)";
+  r.citation = std::string(kPaper) + ", Algorithm 1, Eqs. (7)-(10) (Eq. (7) with the trace term of NOTES.md §2)";
+  r.doc_page = "docs/plugins/fm_moment_elimination.md";
+  declare_alternating(r.schema, 10000);
+  r.schema.number("tau_threshold", 0.1,
+                  "stop with status failed when the estimated tau = min_j |phi_j - 1 - kappa_j^2| is below this")
+      .at_least(0.0);
+  r.example = {{"batch_size", 2000}, {"max_iterations", 3}};
+  r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<MomentEliminationEstimator>(AlternatingOptions::from(p), p.number("tau_threshold"));
+  };
+  return r;
+}
+
+Registration ifm_registration() {
+  Registration r;
+  r.kind = Kind::estimator;
+  r.name = "ifm";
+  r.summary = "improved FM y = x'w + x'Mx, M = UV' - D(UV'), by alternating gradient descent on off-diagonal moments "
+              "(learnable on any sub-gaussian data, tau = 0 included)";
+  r.citation = std::string(kPaper) + ", Eq. (12) (iFM); algorithm of NOTES.md §2";
+  r.doc_page = "docs/plugins/ifm.md";
+  declare_alternating(r.schema, 10000);
+  r.example = {{"batch_size", 2000}, {"max_iterations", 3}};
+  r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<ImprovedFmEstimator>(AlternatingOptions::from(p));
+  };
+  return r;
+}
+
+Registration fm_registration() {
+  Registration r;
+  r.kind = Kind::estimator;
+  r.name = "fm";
+  r.summary = "conventional factorization machine (M = UU' - D(UU')) trained by SGD or ALS, as libFM";
+  r.citation = "Rendle 2010, Factorization Machines, Eq. (1); Rendle 2012, Factorization Machines with libFM "
+               "(SGD, ALS); the baseline of " + std::string(kPaper) + ", Eq. (2)";
+  r.doc_page = "docs/plugins/fm.md";
+  Schema& s = r.schema;
+  s.integer("rank", 2, "rank k of U (d × k)").at_least(1);
+  s.choice("solver", "sgd", {"sgd", "als"}, "stochastic gradient descent | alternating least squares (coordinate descent)");
+  s.number("learning_rate", 0.01, "SGD step size η₀").above(0.0);
+  s.number("decay", 0.0, "SGD step in epoch t (from 0) is η₀/(1 + decay·t); 0 (libFM): constant").at_least(0.0);
+  s.number("reg_w", 0.0, "L2 penalty λ_w on w (objective (1/2N)Σe² + ½λ_w‖w‖² + ½λ_v‖U‖²)").at_least(0.0);
+  s.number("reg_v", 0.0, "L2 penalty λ_v on the factors U").at_least(0.0);
+  s.number("init_std", 0.1, "standard deviation of the initial factor entries").above(0.0);
+  s.integer("passes", 100, "epochs over the training set (the iteration budget)").at_least(1);
+  s.number("tolerance", 1e-9, "stop when the relative change of (w, UU') in an epoch falls below this").at_least(0.0);
+  s.integer("train_size", 10000, "instances taken from an endless source as the training set (finite sources: all)")
+      .at_least(1);
+  s.boolean("standardize", false,
+            "learn on per-feature standardised x (training-set mean and std); the model is reported in raw "
+            "coordinates. Implies intercept");
+  s.boolean("intercept", true, "fit a bias b");
+  r.example = {{"passes", 2}, {"train_size", 500}};
+  r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<ConventionalFmEstimator>(ConventionalFmOptions::from(p));
+  };
+  return r;
+}
+
+Registration ridge_registration() {
+  Registration r;
+  r.kind = Kind::estimator;
+  r.name = "ridge";
+  r.summary = "first-order linear regression with intercept and L2 penalty (exact, streamed sufficient statistics)";
+  r.citation = "Hoerl & Kennard 1970; the Ridge baseline of " + std::string(kPaper) + ", Table 1";
+  r.doc_page = "docs/plugins/ridge.md";
+  Schema& s = r.schema;
+  s.number("l2", 1e-6, "L2 penalty λ (objective (1/2N)Σ(b + w'x − y)² + ½λ‖w‖², intercept unpenalised)").at_least(0.0);
+  s.integer("batch_size", 10000, "instances added per iteration (each iteration re-solves exactly)").at_least(1);
+  s.integer("train_size", 100000, "instances taken from an endless source (finite sources: one pass)").at_least(1);
+  s.boolean("standardize", false, "penalise the coefficients of standardised features (scale-invariant fit)");
+  r.example = Json::object();
+  r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<RidgeEstimator>(RidgeOptions::from(p));
+  };
+  return r;
+}
+
+}  // namespace
+
+PluginDescriptor describe_fm_subgaussian() {
+  PluginDescriptor d;
+  d.registrations.push_back(moment_elimination_registration());
+  d.registrations.push_back(ifm_registration());
+  d.registrations.push_back(fm_registration());
+  d.registrations.push_back(ridge_registration());
+  return d;
+}
+
+}  // namespace rankone::fm_subgaussian
+
+RANKONE_PLUGIN(rankone::fm_subgaussian::describe_fm_subgaussian)

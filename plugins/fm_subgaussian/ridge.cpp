@@ -1,0 +1,88 @@
+// `ridge`: exact L2-penalised linear regression from running sufficient statistics (docs/plugins/ridge.md).
+#include "ridge.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace rankone::fm_subgaussian {
+
+RidgeOptions RidgeOptions::from(const Params& p) {
+  RidgeOptions o;
+  o.l2 = p.number("l2");
+  o.batch_size = p.integer("batch_size");
+  o.train_size = p.integer("train_size");
+  o.standardize = p.boolean("standardize");
+  return o;
+}
+
+RidgeEstimator::RidgeEstimator(RidgeOptions options)
+    : IterativeEstimator(std::numeric_limits<int>::max(), -1.0), options_(options) {}
+
+RidgeEstimator::~RidgeEstimator() = default;
+
+void RidgeEstimator::start(DataSource& data, Rng&) {
+  summary_ = Summary{};
+  const Index d = data.shape().d1;
+  model_ = LowRankModel{};
+  model_.left = Matrix::Zero(d, 1);  // no second-order term
+  model_.right = Matrix::Zero(d, 1);
+  model_.symmetrize = true;
+  model_.w = Vector::Zero(d);
+  if (const std::string why = unsupported_source(data); !why.empty()) return finish(Status::failed, "ridge " + why);
+  if (!data.sensing_operator().has_first_order())
+    return finish(Status::failed, "ridge fits only a'w + b, but the source's operator has no first-order term "
+                                  "(give the operator \"first_order\": true)");
+  count_ = 0;
+  mean_ = Vector::Zero(d + 1);
+  scatter_ = Matrix::Zero(d + 1, d + 1);
+}
+
+double RidgeEstimator::iterate(DataSource& data) {
+  const Index budget = data.finite() ? std::numeric_limits<Index>::max() : options_.train_size;
+  const Index wanted = std::min(options_.batch_size, budget - count_);
+  const Batch batch = wanted > 0 ? data.next(wanted) : Batch{};
+  if (batch.instances() == 0) {
+    if (count_ == 0) finish(Status::failed, "the data source returned no training instances");
+    else
+      finish(Status::converged, "exact solution on " + std::to_string(count_) + " instances" +
+                                    (data.finite() ? " (one pass of the finite source)" : ""));
+    return -1.0;
+  }
+  // Chan et al.'s merge of (count, mean, centred scatter) with the batch's own statistics.
+  Matrix V(mean_.size(), batch.instances());
+  V.topRows(mean_.size() - 1) = feature_matrix(batch);
+  V.bottomRows(1) = batch.y.transpose();
+  const double nb = static_cast<double>(V.cols());
+  const double na = static_cast<double>(count_);
+  const Vector batch_mean = V.rowwise().mean();
+  const Matrix centred = V.colwise() - batch_mean;
+  const Vector delta = batch_mean - mean_;
+  scatter_ += centred * centred.transpose() + (na * nb / (na + nb)) * delta * delta.transpose();
+  mean_ += (nb / (na + nb)) * delta;
+  count_ += V.cols();
+  solve();
+  return -1.0;
+}
+
+void RidgeEstimator::solve() {
+  const Index d = mean_.size() - 1;
+  const double n = static_cast<double>(count_);
+  const Matrix C = scatter_.topLeftCorner(d, d) / n;  // feature covariance
+  const Vector c = scatter_.topRightCorner(d, 1) / n;  // feature–label covariance
+  Vector scale = Vector::Ones(d);
+  if (options_.standardize)
+    for (Index j = 0; j < d; ++j)
+      if (C(j, j) > 0.0) scale(j) = std::sqrt(C(j, j));
+  const Vector inv = scale.cwiseInverse();
+  Matrix A = inv.asDiagonal() * C * inv.asDiagonal();
+  A.diagonal().array() += options_.l2;
+  const Vector rhs = inv.cwiseProduct(c);
+  Eigen::LDLT<Matrix> ldlt(A);
+  Vector beta;
+  if (ldlt.info() == Eigen::Success && ldlt.isPositive() && options_.l2 > 0.0) beta = ldlt.solve(rhs);
+  else beta = A.completeOrthogonalDecomposition().solve(rhs);  // l2 = 0 with collinear features: min-norm
+  model_.w = inv.cwiseProduct(beta);
+  model_.bias = mean_(d) - model_.w.dot(mean_.head(d));
+}
+
+}  // namespace rankone::fm_subgaussian

@@ -1,0 +1,44 @@
+// Registration of the `gfm_one_pass` estimator (docs/plugins/gfm_one_pass.md).
+#include <memory>
+
+#include "gfm_one_pass.hpp"
+#include "rankone/plugin/plugin_api.hpp"
+
+namespace rankone::gfm {
+
+PluginDescriptor describe_gfm() {
+  Registration r;
+  r.kind = Kind::estimator;
+  r.name = "gfm_one_pass";
+  r.summary =
+      "one-pass generalized FM / rank-one matrix sensing: a fresh batch per iteration, U ← QR(G U), V ← G U with "
+      "G = M̂(residual) + M_t, w ← w + X r / n; spectral start";
+  r.citation =
+      "Lin & Ye 2016, A Non-convex One-Pass Framework for Generalized Factorization Machine and Rank-One Matrix "
+      "Sensing (NIPS), Algorithm 1; asymmetric variant per NOTES.md §1";
+  r.doc_page = "docs/plugins/gfm_one_pass.md";
+  r.schema.integer("rank", 2, "rank k of the estimate").at_least(1);
+  r.schema.integer("batch_size", 10000, "instances in each iteration's fresh mini-batch (n)").at_least(1);
+  r.schema.integer("init_batch_size", std::nullopt, "instances in the spectral initialisation batch (default: batch_size)")
+      .at_least(1)
+      .make_nullable();
+  r.schema.integer("iterations", 30, "iteration budget T (each iteration consumes one fresh batch)").at_least(0);
+  r.schema.number("tolerance", 1e-9,
+                  "stop (converged) when (‖Δw‖ + ‖ΔM‖_F)/(‖w‖ + ‖M‖_F) between iterations falls below this; 0: never")
+      .at_least(0);
+  r.schema.boolean("first_order", true, "also estimate w (when the operator has a first-order term)");
+  r.schema.number("divergence_factor", 1e3,
+                  "diverged when the residual RMS on a fresh batch exceeds this multiple of the initial responses' RMS")
+      .above(1);
+  r.example = Json{{"rank", 2}, {"batch_size", 2000}, {"iterations", 3}};
+  r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<GfmOnePass>(GfmOptions::from_params(p));
+  };
+  PluginDescriptor d;
+  d.registrations.push_back(std::move(r));
+  return d;
+}
+
+}  // namespace rankone::gfm
+
+RANKONE_PLUGIN(rankone::gfm::describe_gfm)
