@@ -147,7 +147,8 @@ Batch SyntheticSource::draw(Rng& rng, Index n, bool test) const {
   if (right_sampler_) {
     DesignSide right;
     right_sampler_->sample(rng, config_.d2, n, right);
-    if (test && config_.test_full_labels) right = DesignSide::make_all(config_.d2, right.scale);
+    const bool every_label = test ? config_.test_full_labels : config_.full_labels;
+    if (every_label) right = DesignSide::make_all(config_.d2, right.scale);
     b.right = std::move(right);
   }
   b.y = op_->forward(b, truth_);
@@ -180,7 +181,7 @@ Batch SyntheticSource::empty_batch() const {
   b.left.dim = config_.d1;
   if (right_sampler_) {
     DesignSide right;
-    right.kind = right_sampler_->kind();
+    right.kind = config_.full_labels ? DesignSide::Kind::all : right_sampler_->kind();
     right.dim = config_.d2;
     b.right = std::move(right);
   }
@@ -192,15 +193,23 @@ Batch SyntheticSource::produce(Index n) {
   const Index wanted = config_.size ? std::min(n, *config_.size - position_) : n;
   if (wanted <= 0) return empty_batch();
   Batch out;
-  out.y.resize(wanted);
+  // With full_labels every instance carries all d2 labels, stored label-major: y(i + n·j).
+  const Index labels = config_.full_labels ? config_.d2 : 1;
+  out.y.resize(wanted * labels);
   if (right_sampler_) out.right = DesignSide{};
   for (Index filled = 0; filled < wanted;) {
     const Batch& current = chunk(position_ / kChunk);
     const Index offset = position_ % kChunk;
     const Index take = std::min(wanted - filled, current.instances() - offset);
     copy_designs(current.left, offset, take, filled, wanted, out.left);
-    if (out.right) copy_designs(*current.right, offset, take, filled, wanted, *out.right);
-    out.y.segment(filled, take) = current.y.segment(offset, take);
+    if (config_.full_labels) {
+      if (filled == 0) out.right = DesignSide::make_all(config_.d2, current.right->scale);
+      for (Index j = 0; j < labels; ++j)
+        out.y.segment(filled + wanted * j, take) = current.y.segment(offset + current.instances() * j, take);
+    } else {
+      if (out.right) copy_designs(*current.right, offset, take, filled, wanted, *out.right);
+      out.y.segment(filled, take) = current.y.segment(offset, take);
+    }
     position_ += take;
     filled += take;
   }
@@ -283,6 +292,7 @@ SyntheticConfig read_config(const Params& p, const SensingOperator& op, const st
   c.flip_probability = p.number("flip_probability");
   c.test_size = p.integer("test_size");
   c.test_full_labels = p.boolean("test_full_labels");
+  c.full_labels = p.boolean("full_labels");
   c.test_noise = p.boolean("test_noise");
   if (p.has("size")) c.size = p.integer("size");
 
@@ -332,6 +342,8 @@ SyntheticConfig read_config(const Params& p, const SensingOperator& op, const st
     reject(p, "flip_probability", "label flips need link \"sign\" (link is \"identity\")");
   if (c.test_full_labels && (op.symmetric() || !accepts(op.accepted_right(), DesignSide::Kind::all)))
     reject(p, "test_full_labels", op_text + " cannot pair an instance with every right index");
+  if (c.full_labels && (op.symmetric() || !accepts(op.accepted_right(), DesignSide::Kind::all)))
+    reject(p, "full_labels", op_text + " cannot pair an instance with every right index");
   return c;
 }
 
@@ -408,6 +420,9 @@ Registration synthetic_registration() {
       .at_most(0.5);
   s.integer("test_size", 0, "instances in the held-out test set (0: none)").at_least(0);
   s.boolean("test_full_labels", false, "pair each test instance with every right index (single_label)");
+  s.boolean("full_labels", false,
+            "training instances observe every right index (full-observation multi-label, single_label); "
+            "a batch of n instances then has n·d2 measurements");
   s.boolean("test_noise", false, "apply noise and flips to the test labels too (default: clean test labels)");
   s.integer("size", std::nullopt, "a finite training set of this many instances; default endless").make_nullable()
       .at_least(1);

@@ -48,6 +48,7 @@ struct SyntheticConfig {
   double flip_probability = 0.0;
   Index test_size = 0;
   bool test_full_labels = false;
+  bool full_labels = false;  ///< training instances observe every right index (full observation)
   bool test_noise = false;
   std::optional<Index> size;  ///< finite training set of this many instances
 };

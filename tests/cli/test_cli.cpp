@@ -22,38 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Output {
-  int code;
-  std::string text;
-};
-
-std::string rankone_bin() { return (test::binary_dir() / "bin" / "rankone").string(); }
-
-/// Runs rankone; stderr is merged into the text unless `stdout_only`.
-Output run(const std::string& args, bool stdout_only = false) {
-  const std::string cmd = rankone_bin() + " " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
-  std::string text;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
-}
-
-struct Scratch {
-  fs::path dir;
-  explicit Scratch(const std::string& name) : dir(fs::temp_directory_path() / ("rankone_cli_" + name)) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() { fs::remove_all(dir); }
-  fs::path write(const std::string& file, const std::string& text) const {
-    std::ofstream(dir / file) << text;
-    return dir / file;
-  }
-};
-
 const char* kSmall = R"({
   "name": "small",
   "seed": 3,
@@ -66,85 +34,69 @@ const char* kSmall = R"({
   "sweep": {"grid": {"data.d": [15, 20]}}
 })";
 
-/// Export rows without the timing column, sorted, for comparing runs.
-std::vector<std::string> rows_without_seconds(const fs::path& dir) {
-  ResultsStore store(dir);
-  std::vector<std::string> rows;
-  for (const auto& t : store.trials(true))
-    for (const auto& p : t.points) {
-      if (p.metric == "seconds") continue;
-      std::ostringstream os;
-      os.precision(17);
-      os << t.key << "|" << t.status << "|" << p.iteration << "|" << p.samples << "|" << p.metric << "|" << p.value;
-      rows.push_back(os.str());
-    }
-  std::sort(rows.begin(), rows.end());
-  return rows;
-}
-
 }  // namespace
 
 TEST_CASE("rankone plugins and describe", "[cli]") {
-  const auto list = run("plugins");
+  const auto list = test::rankone_cli("plugins");
   CHECK(list.code == 0);
   for (const char* name : {"gaussian", "bernoulli", "one_hot", "uniform", "symmetric_rank_one", "asymmetric_rank_one",
                            "entry", "single_label", "synthetic", "spectral", "combined_error", "auc", "hamming_loss"})
     CHECK_THAT(list.text, Catch::Contains(name));
-  const auto json = run("plugins --json");
+  const auto json = test::rankone_cli("plugins --json");
   CHECK(json.code == 0);
   CHECK(Json::parse(json.text).size() >= 13);
 
-  const auto d = run("describe spectral");
+  const auto d = test::rankone_cli("describe spectral");
   CHECK(d.code == 0);
   CHECK_THAT(d.text, Catch::Contains("batch_size"));
   CHECK_THAT(d.text, Catch::Contains("estimator"));
-  const auto dj = run("describe synthetic --json");
+  const auto dj = test::rankone_cli("describe synthetic --json");
   CHECK(dj.code == 0);
   CHECK(Json::parse(dj.text)["parameters"].is_array());
 
-  const auto unknown = run("describe spectrl");
+  const auto unknown = test::rankone_cli("describe spectrl");
   CHECK(unknown.code == 2);
   CHECK_THAT(unknown.text, Catch::Contains("did you mean 'spectral'"));
 }
 
 TEST_CASE("usage errors exit with code 2", "[cli]") {
-  CHECK(run("").code == 2);
-  CHECK(run("frobnicate").code == 2);
-  CHECK(run("run").code == 2);
-  CHECK(run("run x.json --jobs zero").code == 2);
-  CHECK(run("export /nonexistent/folder").code == 2);
-  CHECK(run("--help").code == 0);
+  CHECK(test::rankone_cli("").code == 2);
+  CHECK(test::rankone_cli("frobnicate").code == 2);
+  CHECK(test::rankone_cli("run").code == 2);
+  CHECK(test::rankone_cli("run x.json --jobs zero").code == 2);
+  CHECK(test::rankone_cli("export /nonexistent/folder").code == 2);
+  CHECK(test::rankone_cli("--help").code == 0);
 }
 
 TEST_CASE("validate prints the resolved experiment; bad input names file and path", "[cli]") {
-  Scratch s("validate");
+  test::ScratchDir s("validate");
   const auto file = s.write("small.json", kSmall);
-  const auto ok = run("validate " + file.string() + " data.d=25", true);
+  const auto ok = test::rankone_cli("validate " + file.string() + " data.d=25", /*stdout_only=*/true);
   REQUIRE(ok.code == 0);
   const Json resolved = Json::parse(ok.text);
   CHECK(resolved["data"]["d"] == 25);
   CHECK(resolved["data"].contains("noise_std"));  // defaults are filled in
   CHECK(resolved["estimators"][0]["label"] == "n500");
 
-  const auto bad = run("validate " + file.string() + " estimators.1.rank=-1");
+  const auto bad = test::rankone_cli("validate " + file.string() + " estimators.1.rank=-1");
   CHECK(bad.code == 2);
   CHECK_THAT(bad.text, Catch::Contains("command line override 'estimators.1.rank=-1': at /estimators/1/rank: expected an integer ≥ 1, found -1"));
   const auto broken = s.write("broken.json", "{\"name\": }");
-  const auto syn = run("validate " + broken.string());
+  const auto syn = test::rankone_cli("validate " + broken.string());
   CHECK(syn.code == 2);
   CHECK_THAT(syn.text, Catch::Contains(broken.string() + ":1:"));
 }
 
 TEST_CASE("run writes the store, export writes long rows, a rerun skips completed trials", "[cli][store]") {
-  Scratch s("run");
+  test::ScratchDir s("run");
   const auto file = s.write("small.json", kSmall);
-  const fs::path out = s.dir / "out";
-  const auto first = run("run " + file.string() + " --out " + out.string() + " --jobs 2");
+  const fs::path out = s.path() / "out";
+  const auto first = test::rankone_cli("run " + file.string() + " --out " + out.string() + " --jobs 2");
   REQUIRE(first.code == 0);
   CHECK_THAT(first.text, Catch::Contains("results: " + (out / "results.sqlite").string()));
   CHECK_THAT(first.text, Catch::Contains("12 run now, 0 already complete"));
 
-  const auto csv = run("export " + out.string() + " --format csv");
+  const auto csv = test::rankone_cli("export " + out.string() + " --format csv");
   REQUIRE(csv.code == 0);
   std::istringstream lines(csv.text);
   std::string header;
@@ -154,14 +106,14 @@ TEST_CASE("run writes the store, export writes long rows, a rerun skips complete
   for (std::string line; std::getline(lines, line);) rows += !line.empty();
   CHECK(rows == 12 * 2);  // one recorded iteration × two metrics per trial
 
-  const auto json = run("export " + out.string() + " --format json");
+  const auto json = test::rankone_cli("export " + out.string() + " --format json");
   REQUIRE(json.code == 0);
   CHECK(Json::parse(json.text).size() == rows);
 
-  const auto again = run("run " + file.string() + " --out " + out.string());
+  const auto again = test::rankone_cli("run " + file.string() + " --out " + out.string());
   CHECK(again.code == 0);
   CHECK_THAT(again.text, Catch::Contains("0 run now, 12 already complete"));
-  const auto plan = run("plan " + file.string() + " --out " + out.string());
+  const auto plan = test::rankone_cli("plan " + file.string() + " --out " + out.string());
   CHECK_THAT(plan.text, Catch::Contains("12 done, 0 to run"));
 
   // Provenance of the run is stored with it.
@@ -172,27 +124,27 @@ TEST_CASE("run writes the store, export writes long rows, a rerun skips complete
 }
 
 TEST_CASE("an experiment's plugin_paths are loaded, and a bad library there is a clear error", "[cli][plugins]") {
-  Scratch s("plugin_paths");
+  test::ScratchDir s("plugin_paths");
   const fs::path bad = test::binary_dir() / "tests" / "bad_plugins" / "libbad_fingerprint_mismatch.so";
   const auto file = s.write("p.json", std::string(R"({"plugin_paths": [")") + bad.string() + R"("],
     "data": {"name": "synthetic", "d": 5}, "estimators": ["spectral"], "metrics": ["samples"]})");
-  const auto out = run("validate " + file.string());
+  const auto out = test::rankone_cli("validate " + file.string());
   CHECK(out.code == 2);
   CHECK_THAT(out.text, Catch::Contains("build fingerprint mismatch in " + bad.string()));
   // A relative path is taken relative to the experiment file.
   const auto rel = s.write("r.json", R"({"plugin_paths": ["no_such_plugin.so"],
     "data": {"name": "synthetic", "d": 5}, "estimators": ["spectral"], "metrics": ["samples"]})");
-  const auto missing = run("validate " + rel.string());
+  const auto missing = test::rankone_cli("validate " + rel.string());
   CHECK(missing.code == 2);
-  CHECK_THAT(missing.text, Catch::Contains("plugin library not found: " + (s.dir / "no_such_plugin.so").string()));
+  CHECK_THAT(missing.text, Catch::Contains("plugin library not found: " + (s.path() / "no_such_plugin.so").string()));
 }
 
 TEST_CASE("summarize aggregates final values per cell, estimator and metric", "[cli][summary]") {
-  Scratch s("summary");
+  test::ScratchDir s("summary");
   const auto file = s.write("small.json", kSmall);
-  const fs::path out = s.dir / "out";
-  REQUIRE(run("run " + file.string() + " --out " + out.string()).code == 0);
-  const auto sum = run("summarize " + out.string() + " --metric combined_error --below 0.3 --format json");
+  const fs::path out = s.path() / "out";
+  REQUIRE(test::rankone_cli("run " + file.string() + " --out " + out.string()).code == 0);
+  const auto sum = test::rankone_cli("summarize " + out.string() + " --metric combined_error --below 0.3 --format json");
   REQUIRE(sum.code == 0);
   const Json rows = Json::parse(sum.text);
   CHECK(rows.size() == 2 * 2 * 2);  // cells × labels × metrics
@@ -222,46 +174,40 @@ TEST_CASE("summarize aggregates final values per cell, estimator and metric", "[
     CHECK(r["success_rate"].get<double>() == Approx(below / 3.0));
   }
   CHECK(found);
-  CHECK(run("summarize " + out.string() + " --metric combined_error").code == 2);  // a threshold needs a value
-  const auto table = run("summarize " + out.string());
+  CHECK(test::rankone_cli("summarize " + out.string() + " --metric combined_error").code == 2);  // a threshold needs a value
+  const auto table = test::rankone_cli("summarize " + out.string());
   CHECK(table.code == 0);
   CHECK_THAT(table.text, Catch::Contains("ci95_low"));
 }
 
 TEST_CASE("results do not depend on the number of threads", "[cli][determinism]") {
-  Scratch s("jobs");
+  test::ScratchDir s("jobs");
   const auto file = s.write("small.json", kSmall);
-  REQUIRE(run("run " + file.string() + " --out " + (s.dir / "j1").string() + " --jobs 1").code == 0);
-  REQUIRE(run("run " + file.string() + " --out " + (s.dir / "j2").string() + " --jobs 2").code == 0);
-  const auto a = rows_without_seconds(s.dir / "j1");
+  REQUIRE(test::rankone_cli("run " + file.string() + " --out " + (s.path() / "j1").string() + " --jobs 1").code == 0);
+  REQUIRE(test::rankone_cli("run " + file.string() + " --out " + (s.path() / "j2").string() + " --jobs 2").code == 0);
+  const auto a = test::rows_without_seconds(s.path() / "j1");
   CHECK(a.size() == 24);
-  CHECK(a == rows_without_seconds(s.dir / "j2"));
+  CHECK(a == test::rows_without_seconds(s.path() / "j2"));
 }
 
 TEST_CASE("a study under mpirun gives the serial results", "[cli][mpi]") {
-  Scratch s("mpi");
+  test::ScratchDir s("mpi");
   const auto file = s.write("small.json", kSmall);
-  REQUIRE(run("run " + file.string() + " --out " + (s.dir / "serial").string() + " --jobs 1").code == 0);
+  REQUIRE(test::rankone_cli("run " + file.string() + " --out " + (s.path() / "serial").string() + " --jobs 1").code == 0);
   for (int ranks : {2, 3}) {
-    const fs::path out = s.dir / ("mpi" + std::to_string(ranks));
-    const std::string cmd = "mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(ranks) + " " + rankone_bin() +
-                            " run " + file.string() + " --out " + out.string() + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    std::string text;
-    char buf[4096];
-    while (std::size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
-    const int status = pclose(p);
-    INFO(text);
-    REQUIRE(WIFEXITED(status));
-    REQUIRE(WEXITSTATUS(status) == 0);
+    const fs::path out = s.path() / ("mpi" + std::to_string(ranks));
+    const auto mpi = test::run_command("mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(ranks) + " " +
+                                       test::rankone_binary() + " run " + file.string() + " --out " + out.string() + " 2>&1");
+    INFO(mpi.text);
+    REQUIRE(mpi.code == 0);
+    const std::string& text = mpi.text;
     CHECK_THAT(text, Catch::Contains("12 run now"));
-    CHECK(rows_without_seconds(out) == rows_without_seconds(s.dir / "serial"));
+    CHECK(test::rows_without_seconds(out) == test::rows_without_seconds(s.path() / "serial"));
   }
 }
 
 TEST_CASE("a run killed with SIGKILL resumes: every trial exactly once, nothing lost", "[cli][resume]") {
-  Scratch s("resume");
+  test::ScratchDir s("resume");
   // Enough trials that the kill lands mid-run.
   const auto file = s.write("study.json", R"({
     "name": "study", "seed": 5, "repetitions": 30,
@@ -269,9 +215,9 @@ TEST_CASE("a run killed with SIGKILL resumes: every trial exactly once, nothing 
     "estimators": [{"name": "spectral", "rank": 2, "batch_size": 100000}],
     "metrics": ["combined_error"]
   })");
-  const fs::path killed = s.dir / "killed";
-  const fs::path clean = s.dir / "clean";
-  REQUIRE(run("run " + file.string() + " --out " + clean.string() + " --jobs 1").code == 0);
+  const fs::path killed = s.path() / "killed";
+  const fs::path clean = s.path() / "clean";
+  REQUIRE(test::rankone_cli("run " + file.string() + " --out " + clean.string() + " --jobs 1").code == 0);
 
   // Kill the study several times at pseudo-random moments (start-up, mid-trial, mid-write), each
   // time resuming into the same folder.
@@ -281,7 +227,7 @@ TEST_CASE("a run killed with SIGKILL resumes: every trial exactly once, nothing 
       const int devnull = ::open("/dev/null", O_WRONLY);
       dup2(devnull, 1);
       dup2(devnull, 2);
-      execl(rankone_bin().c_str(), "rankone", "run", file.c_str(), "--out", killed.c_str(), "--jobs", "2", nullptr);
+      execl(test::rankone_binary().c_str(), "rankone", "run", file.c_str(), "--out", killed.c_str(), "--jobs", "2", nullptr);
       _exit(127);
     }
     return pid;
@@ -303,9 +249,9 @@ TEST_CASE("a run killed with SIGKILL resumes: every trial exactly once, nothing 
   }
   CHECK(before < 30);  // the kills landed before the end
 
-  const auto resumed = run("run " + file.string() + " --out " + killed.string());
+  const auto resumed = test::rankone_cli("run " + file.string() + " --out " + killed.string());
   REQUIRE(resumed.code == 0);
   CHECK_THAT(resumed.text, Catch::Contains(std::to_string(30 - before) + " run now, " + std::to_string(before) + " already complete"));
   CHECK(ResultsStore(killed).trials(false).size() == 30);  // every trial exactly once
-  CHECK(rows_without_seconds(killed) == rows_without_seconds(clean));
+  CHECK(test::rows_without_seconds(killed) == test::rows_without_seconds(clean));
 }

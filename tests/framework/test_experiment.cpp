@@ -12,20 +12,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A scratch folder with experiment files written by the test.
-struct Scratch {
-  fs::path dir;
-  explicit Scratch(const std::string& name) : dir(fs::temp_directory_path() / ("rankone_test_" + name)) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() { fs::remove_all(dir); }
-  fs::path write(const std::string& file, const std::string& text) const {
-    std::ofstream(dir / file) << text;
-    return dir / file;
-  }
-};
-
 const char* kBase = R"({
   "name": "base",
   "seed": 7,
@@ -48,7 +34,7 @@ std::string config_error(const fs::path& file, const std::vector<std::string>& o
 }  // namespace
 
 TEST_CASE("extends deep-merges and the extending file wins", "[experiment]") {
-  Scratch s("extends");
+  test::ScratchDir s("extends");
   s.write("base.json", kBase);
   const auto file = s.write("child.json", R"({
     // comments are allowed
@@ -63,11 +49,11 @@ TEST_CASE("extends deep-merges and the extending file wins", "[experiment]") {
   CHECK(exp.document["seed"] == 7);
   CHECK_FALSE(exp.document.contains("extends"));
   CHECK(exp.origin_of("/data/d") == file.string());
-  CHECK(exp.origin_of("/data/rank") == (s.dir / "base.json").string());
+  CHECK(exp.origin_of("/data/rank") == (s.path() / "base.json").string());
 }
 
 TEST_CASE("command-line overrides set values by dotted path, arrays by index", "[experiment]") {
-  Scratch s("overrides");
+  test::ScratchDir s("overrides");
   const auto file = s.write("e.json", kBase);
   const auto exp = compose_experiment(file, {"data.d=40", "estimators.0.batch_size=800", "name=renamed", "data.sampler.std=2"});
   CHECK(exp.document["data"]["d"] == 40);
@@ -81,7 +67,7 @@ TEST_CASE("command-line overrides set values by dotted path, arrays by index", "
 }
 
 TEST_CASE("validation errors name the file that set the value", "[experiment]") {
-  Scratch s("errors");
+  test::ScratchDir s("errors");
   s.write("base.json", kBase);
   const auto child = s.write("child.json", R"({"extends": "base.json", "data": {"rank": "two"}})");
   CHECK(config_error(child) == child.string() + ": at /data/rank: expected an integer ≥ 1, found \"two\"");
@@ -89,7 +75,7 @@ TEST_CASE("validation errors name the file that set the value", "[experiment]") 
   const auto bad_base = s.write("bad_base.json", R"({"extends": "base.json", "estimators": [{"name": "spectral", "rnak": 2}]})");
   CHECK_THAT(config_error(bad_base), Catch::Contains(bad_base.string() + ": at /estimators/0/rnak: unknown parameter 'rnak'"));
   // Overrides are blamed on the command line.
-  CHECK(config_error(s.dir / "base.json", {"data.d=-3"}) ==
+  CHECK(config_error(s.path() / "base.json", {"data.d=-3"}) ==
         "command line override 'data.d=-3': at /data/d: expected an integer ≥ 1, found -3");
   CHECK_THAT(config_error(s.write("top.json", R"({"extends": "base.json", "colour": 1})")),
              Catch::Contains("at /colour: unknown key 'colour'"));
@@ -100,16 +86,16 @@ TEST_CASE("validation errors name the file that set the value", "[experiment]") 
 }
 
 TEST_CASE("JSON syntax errors name the file, line and column", "[experiment]") {
-  Scratch s("syntax");
+  test::ScratchDir s("syntax");
   const auto file = s.write("broken.json", "{\n  \"name\": \"x\",\n  \"seed\": 1,,\n}\n");
   CHECK_THAT(config_error(file), Catch::StartsWith(file.string() + ":3:"));
-  CHECK_THAT(config_error(s.dir / "missing.json"), Catch::Contains("experiment file not found"));
+  CHECK_THAT(config_error(s.path() / "missing.json"), Catch::Contains("experiment file not found"));
   const auto cyc = s.write("a.json", R"({"extends": "a.json"})");
   CHECK_THAT(config_error(cyc), Catch::Contains("circular 'extends'"));
 }
 
 TEST_CASE("a sweep is the product of grid axes and zipped groups", "[experiment][sweep]") {
-  Scratch s("sweep");
+  test::ScratchDir s("sweep");
   s.write("base.json", kBase);
   const auto file = s.write("sweep.json", R"({
     "extends": "base.json",
@@ -137,7 +123,7 @@ TEST_CASE("a sweep is the product of grid axes and zipped groups", "[experiment]
 }
 
 TEST_CASE("seeds derive from the experiment seed and the trial's coordinates", "[experiment][seeds]") {
-  Scratch s("seeds");
+  test::ScratchDir s("seeds");
   s.write("base.json", kBase);
   const auto file = s.write("sweep.json", R"({"extends": "base.json",
       "estimators": [{"name": "spectral", "label": "a"}, {"name": "spectral", "label": "b"}],

@@ -1,10 +1,19 @@
 #pragma once
 // Shared helpers for the test suite: the registry of built plugins, and paths.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "rankone/rankone.hpp"
+#include "rankone/store/results_store.hpp"
 
 namespace rankone::test {
 
@@ -33,6 +42,74 @@ inline std::filesystem::path source_dir() {
 inline std::filesystem::path binary_dir() {
   const char* s = std::getenv("RANKONE_BINARY_DIR");
   return s ? std::filesystem::path(s) : std::filesystem::path(RANKONE_TEST_BINARY_DIR);
+}
+
+/// What a shell command printed (stdout, and stderr unless dropped) and its exit code.
+struct CommandOutput {
+  int code = -1;
+  std::string text;
+};
+
+/// Runs a shell command and captures its output.
+inline CommandOutput run_command(const std::string& command) {
+  CommandOutput out;
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.text.append(buf, n);
+  const int status = pclose(p);
+  out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+/// The rankone CLI of this build.
+inline std::string rankone_binary() { return (binary_dir() / "bin" / "rankone").string(); }
+
+/// Runs `rankone ARGS`; stderr is merged into the text unless `stdout_only`.
+inline CommandOutput rankone_cli(const std::string& args, bool stdout_only = false) {
+  return run_command(rankone_binary() + " " + args + (stdout_only ? " 2>/dev/null" : " 2>&1"));
+}
+
+/// A scratch folder for files a test writes, removed afterwards.
+class ScratchDir {
+ public:
+  // The process id keeps test executables that CTest runs in parallel out of each other's way.
+  explicit ScratchDir(const std::string& name)
+      : dir_(std::filesystem::temp_directory_path() / ("rankone_test_" + std::to_string(::getpid()) + "_" + name)) {
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(dir_); }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+  const std::filesystem::path& path() const { return dir_; }
+  std::filesystem::path operator/(const std::string& name) const { return dir_ / name; }
+  /// Writes a file in the folder and returns its path.
+  std::filesystem::path write(const std::string& file, const std::string& text) const {
+    std::ofstream(dir_ / file) << text;
+    return dir_ / file;
+  }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+/// Every stored point of a results folder except timings, as sorted text rows: two runs of the same
+/// study compare equal exactly when their results are bit-identical.
+inline std::vector<std::string> rows_without_seconds(const std::filesystem::path& results) {
+  ResultsStore store(results);
+  std::vector<std::string> rows;
+  for (const auto& t : store.trials(true))
+    for (const auto& p : t.points) {
+      if (p.metric == "seconds") continue;
+      std::ostringstream os;
+      os.precision(17);
+      os << t.key << "|" << t.status << "|" << p.iteration << "|" << p.samples << "|" << p.metric << "|" << p.value;
+      rows.push_back(os.str());
+    }
+  std::sort(rows.begin(), rows.end());
+  return rows;
 }
 
 }  // namespace rankone::test

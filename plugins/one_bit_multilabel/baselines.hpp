@@ -1,0 +1,99 @@
+#pragma once
+/// \file The baselines of Qiu et al. 2017 (Tables 1–2), all learning from one fixed training set
+/// drawn in `start` and all expressed through the source's sensing operator, so one implementation
+/// serves single-label data (one observed label per instance) and full observation alike:
+///
+/// - `leml` (Yu, Jain, Kar & Dhillon 2014): W = U V', loss on observed entries plus
+///   λ(‖U‖² + ‖V‖²), alternating minimisation with a Newton–CG solve per factor;
+/// - `ova_svm`: one-vs-all linear L2-SVM (squared hinge, L2 penalty), W unconstrained;
+/// - `trace_logistic` / `trace_squared` (the paper's LRT / SMT): loss + μ‖W‖_*, proximal gradient
+///   with singular value thresholding and a backtracking step (monotone objective).
+#include <optional>
+#include <vector>
+
+#include "rankone/core/params.hpp"
+#include "rankone/interfaces/estimator.hpp"
+#include "solvers.hpp"
+
+namespace rankone::one_bit {
+
+/// `leml`: low-rank empirical risk minimisation with missing labels.
+class Leml final : public IterativeEstimator {
+ public:
+  explicit Leml(const Params& params);
+  ~Leml() override;
+
+  /// Draws the training set and a random start (U = 0, V Gaussian with entries N(0, 1/k)).
+  void start(DataSource& data, Rng& rng) override;
+  Estimate estimate() const override { return model_; }
+  /// The objective mean ℓ + λ(‖U‖² + ‖V‖²) after the last factor update.
+  double objective() const { return objective_; }
+
+ protected:
+  /// One alternation: U with V fixed, then V with U fixed. Returns the relative objective change.
+  double iterate(DataSource& data) override;
+
+ private:
+  Index rank_;
+  std::optional<Index> training_size_;
+  double penalty_;
+  Loss loss_;
+  NewtonOptions newton_;
+
+  Batch train_;
+  const SensingOperator* op_ = nullptr;
+  LowRankModel model_;
+  double objective_ = 0.0;
+};
+
+/// `ova_svm`: d2 independent linear L2-SVMs, solved jointly (the objective separates by label).
+class OneVsAllSvm final : public Estimator {
+ public:
+  explicit OneVsAllSvm(const Params& params);
+  ~OneVsAllSvm() override;
+  /// Draws the training set and trains (generalised Newton–CG); the estimate is final after start.
+  void start(DataSource& data, Rng& rng) override;
+  bool step(DataSource&) override { return false; }
+  Estimate estimate() const override { return model_; }
+  Summary summary() const override { return summary_; }
+
+ private:
+  std::optional<Index> training_size_;
+  double penalty_;
+  NewtonOptions newton_;
+  LowRankModel model_;
+  Summary summary_;
+};
+
+/// `trace_logistic` / `trace_squared`: min_W mean ℓ(y, 𝒜(W)) + μ‖W‖_* by proximal gradient.
+class TraceNormRegression final : public IterativeEstimator {
+ public:
+  TraceNormRegression(const Params& params, LossKind loss);
+  ~TraceNormRegression() override;
+
+  /// Draws the training set; starts from W = 0.
+  void start(DataSource& data, Rng& rng) override;
+  Estimate estimate() const override { return model_; }
+  /// The objective after every accepted step (the first entry at W = 0).
+  const std::vector<double>& objective_history() const { return history_; }
+
+ protected:
+  /// One proximal-gradient step W ← SVT(W − t ∇f(W), t μ), t by backtracking until
+  /// f(W⁺) ≤ f(W) + <∇f, W⁺ − W> + ‖W⁺ − W‖²/(2t). Returns ‖W⁺ − W‖_F / ‖W‖_F.
+  double iterate(DataSource& data) override;
+
+ private:
+  std::optional<Index> training_size_;
+  double penalty_;
+  Loss loss_;
+  double step_ = 1.0;
+
+  Batch train_;
+  const SensingOperator* op_ = nullptr;
+  Matrix weights_;     ///< W, dense d1 × d2
+  Vector scores_;      ///< 𝒜(W) on the training set
+  LowRankModel model_;
+  std::vector<double> history_;
+};
+
+}  // namespace rankone::one_bit

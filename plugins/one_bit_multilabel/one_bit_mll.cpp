@@ -1,0 +1,120 @@
+#include "one_bit_mll.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "rankone/linalg/eigensolvers.hpp"
+
+namespace rankone::one_bit {
+
+namespace {
+
+/// sign with sign(0) = +1, the paper's convention (Section 2.1).
+double sign_of(double v) { return v >= 0.0 ? 1.0 : -1.0; }
+
+}  // namespace
+
+OneBitMultilabel::OneBitMultilabel(const Params& params)
+    : IterativeEstimator(static_cast<int>(params.integer("max_iterations")), params.number("tolerance")),
+      rank_(params.integer("rank")),
+      batch_size_(params.integer("batch_size")),
+      init_batch_size_(params.has("init_batch_size") ? params.integer("init_batch_size") : params.integer("batch_size")),
+      lambda_(params.has("lambda") ? params.number("lambda") : kGaussianSignMean),
+      cycle_(params.boolean("cycle")) {}
+
+OneBitMultilabel::~OneBitMultilabel() = default;
+
+void OneBitMultilabel::start(DataSource& data, Rng& rng) {
+  const ProblemShape shape = data.shape();
+  if (shape.symmetric) {
+    finish(Status::failed, "one_bit_mll needs an asymmetric operator (features x labels), e.g. single_label");
+    return;
+  }
+  if (2 * rank_ > shape.d1 + shape.d2 || rank_ > std::min(shape.d1, shape.d2)) {
+    finish(Status::failed, "rank " + std::to_string(rank_) + " is too large for a " + std::to_string(shape.d1) +
+                               " × " + std::to_string(shape.d2) + " problem");
+    return;
+  }
+  const Batch batch = data.next(init_batch_size_);
+  if (batch.empty()) {
+    finish(Status::failed, "the source gave no data for the initialisation");
+    return;
+  }
+  // H⁽⁰⁾ from y alone: W⁽⁰⁾ = 0, and sign(𝒜(0)) is not subtracted (sign(0) = +1 would bias H).
+  const SensingOperator& op = data.sensing_operator();
+  const double gain = std::sqrt(static_cast<double>(shape.d2)) / (static_cast<double>(batch.size()) * lambda_);
+  const LinearMap times = [&](const Matrix& Z) -> Matrix { return gain * op.adjoint_times(batch, batch.y, Z); };
+  const LinearMap transpose_times = [&](const Matrix& Z) -> Matrix {
+    return gain * op.adjoint_transpose_times(batch, batch.y, Z);
+  };
+  const SvdResult svd = top_k_singular(times, transpose_times, shape.d1, shape.d2, rank_, rng);
+
+  // The top-2k eigenvectors of the dilation of H are [u_i; ±v_i]/√2: they span blkdiag(U_k, V_k).
+  basis_ = Matrix::Zero(shape.d1 + shape.d2, 2 * rank_);
+  basis_.topLeftCorner(shape.d1, rank_) = svd.left;
+  basis_.bottomRightCorner(shape.d2, rank_) = svd.right;
+  power_step(batch, data, /*from_zero=*/true);
+}
+
+double OneBitMultilabel::iterate(DataSource& data) {
+  Batch batch = data.next(batch_size_);
+  if (batch.empty() && cycle_ && data.finite()) {
+    data.rewind();  // another pass over a finite training set (batches then repeat)
+    batch = data.next(batch_size_);
+  }
+  if (batch.empty()) {
+    finish(Status::failed, "the source is exhausted after " + std::to_string(iteration()) +
+                               " iterations (set cycle: true to pass over a finite source again)");
+    return -1.0;
+  }
+  const LowRankModel previous = model_;
+  if (!power_step(batch, data, /*from_zero=*/false)) return -1.0;
+  const DifferenceNorms change = difference_norms(model_, &previous);
+  const DifferenceNorms size = difference_norms(previous, nullptr);
+  return size.frobenius > 0.0 ? change.frobenius / size.frobenius : -1.0;
+}
+
+bool OneBitMultilabel::power_step(const Batch& batch, const DataSource& data, bool from_zero) {
+  const SensingOperator& op = data.sensing_operator();
+  const Index d1 = data.shape().d1;
+  const Index d2 = data.shape().d2;
+  const double gain = std::sqrt(static_cast<double>(d2)) / (static_cast<double>(batch.size()) * lambda_);
+
+  // Residual r = y − sign(𝒜(W)); for W = 0 just y (see start).
+  Vector residual = batch.y;
+  if (!from_zero) residual -= op.forward(batch, model_).unaryExpr(&sign_of);
+
+  // 𝓓 [a; b] = [(H + W) b; (H + W)' a] with H = gain·𝒜'(r) and W = P Q' (absent when from_zero).
+  auto dilation_times = [&](const Matrix& stacked) -> Matrix {
+    const auto a = stacked.topRows(d1);
+    const auto b = stacked.bottomRows(d2);
+    Matrix out(d1 + d2, stacked.cols());
+    out.topRows(d1) = gain * op.adjoint_times(batch, residual, b);
+    out.bottomRows(d2) = gain * op.adjoint_transpose_times(batch, residual, a);
+    if (!from_zero) {
+      out.topRows(d1).noalias() += model_.left * (model_.right.transpose() * b);
+      out.bottomRows(d2).noalias() += model_.right * (model_.left.transpose() * a);
+    }
+    return out;
+  };
+
+  basis_ = orthonormalize(dilation_times(basis_));          // line 10: 𝓤 = QR(𝓓 𝓤)
+  const Matrix image = dilation_times(basis_);              // line 11: 𝓥 = 𝓓 𝓤
+  // Lines 3–5: W̃ = top-right block of 𝓤 𝓥' = U_top V_bottom', then unit columns.
+  const Matrix left = basis_.topRows(d1);
+  Matrix right = image.bottomRows(d2);
+  const Matrix gram = left.transpose() * left;
+  const Vector column_norms = ((right * gram).array() * right.array()).rowwise().sum().sqrt();
+  if (!column_norms.allFinite() || column_norms.minCoeff() <= 0.0) {
+    finish(Status::diverged, "a column of W is zero or not finite at iteration " + std::to_string(iteration() + 1) +
+                                 "; W cannot be normalised");
+    return false;
+  }
+  right = column_norms.cwiseInverse().asDiagonal() * right;
+  model_ = LowRankModel{};
+  model_.left = left;
+  model_.right = std::move(right);
+  return true;
+}
+
+}  // namespace rankone::one_bit

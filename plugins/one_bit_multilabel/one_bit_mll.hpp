@@ -1,0 +1,58 @@
+#pragma once
+/// \file `one_bit_mll`: Algorithm 1 of Qiu, Luo, Ye & Lin 2017, *Nonconvex One-bit Single-label
+/// Multi-label Learning* — alternating power iteration on the Hermitian dilation.
+///
+/// With labels `y_i = sign(x_i' W* ē_i)` (ē = √d2 e_j, j uniform) and Gaussian x,
+/// `E[sign(x'w) x] = λ w` for unit w (λ = √(2/π)), so for W with unit columns
+///
+///   H = √d2/(m λ) · 𝒜'(y − sign(𝒜(W)))  ≈  W* − W,
+///
+/// and W + H ≈ W*. The iteration runs a power step with 2k columns on the dilation
+/// `𝓓 = [[0, H + W], [(H + W)', 0]]` (size d1 + d2, blocks ordered d1 then d2), applied matrix-free:
+/// `𝓓 [a; b] = [(H + W) b; (H + W)' a]`, each product O(m d1 k) through the sensing operator.
+/// Nothing of size (d1 + d2)², d1 × d2 or d2 × m is formed.
+#include <cmath>
+
+#include "rankone/core/params.hpp"
+#include "rankone/interfaces/estimator.hpp"
+
+namespace rankone::one_bit {
+
+/// E[sign(g) g] for g ~ N(0, 1): the λ of the paper.
+inline const double kGaussianSignMean = std::sqrt(2.0 / 3.14159265358979323846);
+
+class OneBitMultilabel final : public IterativeEstimator {
+ public:
+  /// Reads `rank`, `batch_size`, `init_batch_size`, `lambda`, `cycle`, `max_iterations`, `tolerance`.
+  explicit OneBitMultilabel(const Params& params);
+  ~OneBitMultilabel() override;
+
+  /// Line 1 of Algorithm 1 and its first iteration, which share one batch: 𝓤 spans the top-k
+  /// singular pairs of H⁽⁰⁾ = √d2/(mλ)·𝒜'(y) (W⁽⁰⁾ = 0, so the residual is y itself), then one
+  /// power step with W = 0 gives 𝓤, 𝓥 and the first column-normalised W.
+  void start(DataSource& data, Rng& rng) override;
+  /// W = P Q' with P = top block of 𝓤 (d1 × 2k) and Q = D · bottom block of 𝓥 (d2 × 2k),
+  /// D the column normalisation: a rank-2k factored model, never formed densely.
+  Estimate estimate() const override { return model_; }
+
+ protected:
+  /// Lines 3–11: fresh batch (a finite source is rewound when exhausted if `cycle`), residual, 𝓤 = QR(𝓓 𝓤), 𝓥 = 𝓓 𝓤, column normalisation.
+  /// Returns ‖W_new − W_old‖_F / ‖W_old‖_F.
+  double iterate(DataSource& data) override;
+
+ private:
+  /// One power step of the dilation built from `batch` and the current W (the zero model when
+  /// `from_zero`), then the new normalised W. Returns false (after `finish`) on a degenerate update.
+  bool power_step(const Batch& batch, const DataSource& data, bool from_zero);
+
+  Index rank_;
+  Index batch_size_;
+  Index init_batch_size_;
+  double lambda_;
+  bool cycle_;  ///< rewind a finite source when it is exhausted
+
+  Matrix basis_;    ///< 𝓤: (d1 + d2) × 2k, orthonormal
+  LowRankModel model_;
+};
+
+}  // namespace rankone::one_bit

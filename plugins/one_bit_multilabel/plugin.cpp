@@ -1,0 +1,163 @@
+// Registrations of the one-bit single-label multi-label plugin (docs/plugins/one_bit_mll.md,
+// docs/plugins/multilabel_baselines.md, docs/plugins/multilabel_metrics.md).
+#include <memory>
+
+#include "baselines.hpp"
+#include "label_metrics.hpp"
+#include "one_bit_mll.hpp"
+#include "rankone/plugin/plugin_api.hpp"
+
+namespace rankone::one_bit {
+namespace {
+
+constexpr const char* kPaper = "Qiu, Luo, Ye & Lin 2017, Nonconvex One-bit Single-label Multi-label Learning";
+constexpr const char* kBaselinePage = "docs/plugins/multilabel_baselines.md";
+
+/// `training_size` and the Newton–CG settings shared by the batch baselines.
+void declare_training(Schema& s) {
+  s.integer("training_size", std::nullopt,
+            "instances in the fixed training set drawn at start; default: one pass of a finite source")
+      .make_nullable()
+      .at_least(1);
+}
+
+void declare_newton(Schema& s, std::int64_t newton_steps) {
+  s.integer("newton_steps", newton_steps, "Newton steps per solve (each a conjugate-gradient solve)").at_least(1);
+  s.integer("cg_iterations", 50, "conjugate-gradient iterations per Newton step").at_least(1);
+  s.number("cg_tolerance", 1e-6, "CG stops when ‖residual‖ ≤ cg_tolerance · ‖gradient‖").above(0.0);
+}
+
+Registration one_bit_registration() {
+  Registration r;
+  r.kind = Kind::estimator;
+  r.name = "one_bit_mll";
+  r.summary = "one-bit single-label multi-label learning: alternating power iteration on the Hermitian dilation "
+              "of W + √d2/(mλ)·𝒜'(y − sign(𝒜(W))), fresh batch per iteration";
+  r.citation = std::string(kPaper) + ", Algorithm 1 (H of Eq. 4; dilation blocks as corrected in NOTES §3)";
+  r.doc_page = "docs/plugins/one_bit_mll.md";
+  Schema& s = r.schema;
+  s.integer("rank", 2, "rank k of W* (the dilation carries 2k columns)").at_least(1);
+  s.integer("batch_size", 10000, "instances drawn fresh at every iteration (m; × d2 measurements with full labels)")
+      .at_least(1);
+  s.integer("init_batch_size", std::nullopt, "instances of the initialisation batch; default batch_size")
+      .make_nullable()
+      .at_least(1);
+  s.number("lambda", std::nullopt, "λ = E[sign(g) g], g ~ N(0,1); default √(2/π) (Gaussian features)")
+      .make_nullable()
+      .above(0.0);
+  s.boolean("cycle", false,
+            "when a finite source is exhausted, rewind it and continue (batches repeat: full-observation training sets)");
+  s.integer("max_iterations", 10, "iterations after the initialisation (one fresh batch each)").at_least(0);
+  s.number("tolerance", 0.0, "stop when ‖W_t − W_{t−1}‖_F / ‖W_{t−1}‖_F falls below this (0: never)").at_least(0.0);
+  r.example = Json::object();
+  r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<OneBitMultilabel>(p);
+  };
+  return r;
+}
+
+Registration leml_registration() {
+  Registration r;
+  r.kind = Kind::estimator;
+  r.name = "leml";
+  r.summary = "LEML: W = UV', loss on observed labels + λ(‖U‖²+‖V‖²), alternating Newton–CG per factor";
+  r.citation = "Yu, Jain, Kar & Dhillon 2014, Large-scale Multi-label Learning with Missing Labels (ICML), Eq. (2) "
+               "and Section 3; the baseline of " + std::string(kPaper) + ", Tables 1-2";
+  r.doc_page = kBaselinePage;
+  Schema& s = r.schema;
+  s.integer("rank", 2, "rank k of W = UV'").at_least(1);
+  s.choice("loss", "squared", {"squared", "logistic"}, "loss on each observed label");
+  s.number("penalty", 1e-4, "λ in mean loss + λ(‖U‖²_F + ‖V‖²_F)").at_least(0.0);
+  declare_training(s);
+  s.integer("max_iterations", 10, "alternations (a U solve then a V solve)").at_least(0);
+  s.number("tolerance", 1e-6, "stop when the objective's relative change falls below this").at_least(0.0);
+  declare_newton(s, 5);
+  r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<Leml>(p);
+  };
+  return r;
+}
+
+Registration svm_registration() {
+  Registration r;
+  r.kind = Kind::estimator;
+  r.name = "ova_svm";
+  r.summary = "one-vs-all linear L2-SVMs (squared hinge + λ‖W‖²_F), generalised Newton–CG; no low-rank constraint";
+  r.citation = std::string(kPaper) + ", Table 2 (SVM)";
+  r.doc_page = kBaselinePage;
+  Schema& s = r.schema;
+  s.number("penalty", 1e-4, "λ in mean squared hinge + λ‖W‖²_F").above(0.0);
+  declare_training(s);
+  declare_newton(s, 20);
+  r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<OneVsAllSvm>(p);
+  };
+  return r;
+}
+
+Registration trace_registration(const std::string& name, LossKind loss, const std::string& what,
+                                const std::string& table_name) {
+  Registration r;
+  r.kind = Kind::estimator;
+  r.name = name;
+  r.summary = "trace-norm-regularised " + what + ": mean loss + μ‖W‖_*, proximal gradient with singular value "
+              "thresholding";
+  r.citation = std::string(kPaper) + ", Table 2 (" + table_name + ")";
+  r.doc_page = kBaselinePage;
+  Schema& s = r.schema;
+  s.number("penalty", 1e-3, "μ in mean loss + μ‖W‖_*").at_least(0.0);
+  declare_training(s);
+  s.integer("max_iterations", 200, "proximal-gradient steps").at_least(0);
+  s.number("tolerance", 1e-5, "stop when ‖W⁺ − W‖_F / ‖W‖_F falls below this").at_least(0.0);
+  s.number("initial_step", 1.0, "first step size tried; backtracking halves it, accepted steps grow it by 1.5")
+      .above(0.0);
+  r.factory = [loss](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<TraceNormRegression>(p, loss);
+  };
+  return r;
+}
+
+Registration recovery_error_registration() {
+  Registration r;
+  r.kind = Kind::metric;
+  r.name = "recovery_error";
+  r.summary = "‖W − W*‖₂ (absolute spectral norm), optionally with W's columns scaled to unit norm";
+  r.citation = std::string(kPaper) + ", Theorem 1 and Figure 1 (recovery error)";
+  r.doc_page = "docs/plugins/multilabel_metrics.md";
+  r.schema.boolean("normalize_columns", false, "scale every column of W to unit norm first (W* has unit columns)");
+  r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<RecoveryError>(p.boolean("normalize_columns"));
+  };
+  return r;
+}
+
+Registration precision_registration() {
+  Registration r;
+  r.kind = Kind::metric;
+  r.name = "precision_at_k";
+  r.summary = "fraction of each test instance's k top-scored labels that are positive, averaged over instances";
+  r.citation = "Standard multi-label ranking metric (e.g. Yu et al. 2014, Section 6; Bhatia et al. 2015)";
+  r.doc_page = "docs/plugins/multilabel_metrics.md";
+  r.schema.integer("k", 1, "labels ranked per instance").at_least(1);
+  r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<PrecisionAtK>(p.integer("k"));
+  };
+  return r;
+}
+
+PluginDescriptor describe_one_bit_multilabel() {
+  PluginDescriptor d;
+  d.registrations.push_back(one_bit_registration());
+  d.registrations.push_back(leml_registration());
+  d.registrations.push_back(svm_registration());
+  d.registrations.push_back(trace_registration("trace_logistic", LossKind::logistic, "logistic regression", "LRT"));
+  d.registrations.push_back(trace_registration("trace_squared", LossKind::squared, "least squares", "SMT"));
+  d.registrations.push_back(recovery_error_registration());
+  d.registrations.push_back(precision_registration());
+  return d;
+}
+
+}  // namespace
+}  // namespace rankone::one_bit
+
+RANKONE_PLUGIN(rankone::one_bit::describe_one_bit_multilabel)

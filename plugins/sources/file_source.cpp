@@ -1,0 +1,671 @@
+// The generic file source: byte streams, lines, the split, the shuffle buffer, standardisation and
+// the batch views shared by every file format.
+#include "file_source.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <utility>
+
+namespace rankone::sources {
+
+// ---- Byte input ----
+
+namespace {
+
+class GzipFileStream final : public ByteStream {
+ public:
+  explicit GzipFileStream(std::string path) : path_(std::move(path)) {
+    if (!std::filesystem::is_regular_file(path_)) throw DataError(path_ + ": no such file (expected a data file)");
+    file_ = gzopen(path_.c_str(), "rb");
+    if (!file_) throw DataError(path_ + ": cannot open: " + std::strerror(errno));
+    gzbuffer(file_, 1 << 16);
+  }
+  ~GzipFileStream() override {
+    if (file_) gzclose(file_);
+  }
+  std::size_t read(char* out, std::size_t n) override {
+    const int got = gzread(file_, out, static_cast<unsigned>(std::min<std::size_t>(n, 1u << 30)));
+    int code = Z_OK;
+    const char* message = gzerror(file_, &code);
+    // zlib reports a truncated gzip member as Z_BUF_ERROR ("unexpected end of file").
+    if (got < 0 || (code != Z_OK && code != Z_STREAM_END))
+      throw DataError(path_ + ": corrupt or truncated compressed data (" + message + ")");
+    return static_cast<std::size_t>(got);
+  }
+  const std::string& name() const override { return path_; }
+
+ private:
+  std::string path_;
+  gzFile file_ = nullptr;
+};
+
+class MemoryStream final : public ByteStream {
+ public:
+  MemoryStream(std::shared_ptr<const std::string> bytes, std::string name)
+      : bytes_(std::move(bytes)), name_(std::move(name)) {}
+  std::size_t read(char* out, std::size_t n) override {
+    const std::size_t take = std::min(n, bytes_->size() - position_);
+    std::memcpy(out, bytes_->data() + position_, take);
+    position_ += take;
+    return take;
+  }
+  const std::string& name() const override { return name_; }
+
+ private:
+  std::shared_ptr<const std::string> bytes_;
+  std::string name_;
+  std::size_t position_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<ByteStream> open_file(const std::string& path) { return std::make_unique<GzipFileStream>(path); }
+
+std::unique_ptr<ByteStream> memory_stream(std::string bytes, std::string name) {
+  return std::make_unique<MemoryStream>(std::make_shared<const std::string>(std::move(bytes)), std::move(name));
+}
+
+StreamOpener file_opener(const std::string& path) {
+  return [path] { return open_file(path); };
+}
+
+StreamOpener memory_opener(std::string bytes, std::string name) {
+  auto shared = std::make_shared<const std::string>(std::move(bytes));
+  return [shared, name] { return std::unique_ptr<ByteStream>(std::make_unique<MemoryStream>(shared, name)); };
+}
+
+// ---- Lines ----
+
+LineReader::LineReader(std::unique_ptr<ByteStream> stream) : stream_(std::move(stream)), buffer_(1 << 16) {}
+
+bool LineReader::fill() {
+  if (eof_) return false;
+  // Keep the unfinished line at the front; grow the buffer when a single line fills it.
+  if (begin_ > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);
+  const std::size_t got = stream_->read(buffer_.data() + end_, buffer_.size() - end_);
+  if (got == 0) eof_ = true;
+  end_ += got;
+  bytes_ += got;
+  return got > 0;
+}
+
+bool LineReader::next(std::string& line) {
+  std::size_t scanned = begin_;
+  for (;;) {
+    const char* start = buffer_.data() + scanned;
+    const void* newline = std::memchr(start, '\n', end_ - scanned);
+    if (newline) {
+      const std::size_t at = static_cast<std::size_t>(static_cast<const char*>(newline) - buffer_.data());
+      line.assign(buffer_.data() + begin_, at - begin_);
+      begin_ = at + 1;
+      break;
+    }
+    const std::size_t consumed = end_ - begin_;
+    if (!fill()) {
+      if (end_ == begin_) return false;
+      line.assign(buffer_.data() + begin_, end_ - begin_);  // last line without a terminator
+      begin_ = end_;
+      break;
+    }
+    scanned = begin_ + consumed;
+  }
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  ++line_number_;
+  const std::size_t bad = invalid_utf8_at(line);
+  if (bad != std::string::npos) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(line[bad]));
+    data_error(name(), line_number_, "UTF-8 text (invalid byte " + std::string(hex) + " at column " +
+                                         std::to_string(bad + 1) + ")",
+               line.substr(0, bad));
+  }
+  return true;
+}
+
+std::size_t invalid_utf8_at(std::string_view s) {
+  std::size_t i = 0;
+  const std::size_t n = s.size();
+  while (i < n) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t length = 0;
+    std::uint32_t code = 0;
+    if ((c & 0xE0) == 0xC0) { length = 2; code = c & 0x1F; }
+    else if ((c & 0xF0) == 0xE0) { length = 3; code = c & 0x0F; }
+    else if ((c & 0xF8) == 0xF0) { length = 4; code = c & 0x07; }
+    else return i;
+    if (i + length > n) return i;
+    for (std::size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(s[i + k]);
+      if ((next & 0xC0) != 0x80) return i;
+      code = (code << 6) | (next & 0x3F);
+    }
+    // Overlong encodings, surrogates and code points beyond U+10FFFF are invalid.
+    const std::uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < smallest[length] || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) return i;
+    i += length;
+  }
+  return std::string::npos;
+}
+
+void data_error(const std::string& where, std::int64_t line, const std::string& expected, std::string_view found) {
+  std::string shown(found.substr(0, 80));
+  if (found.size() > 80) shown += "…";
+  const std::string location = line > 0 ? where + ":" + std::to_string(line) : where;
+  throw DataError(location + ": expected " + expected + ", found '" + shown + "'");
+}
+
+std::string_view trim(std::string_view text) {
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  while (!text.empty() && space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+double parse_finite(std::string_view token, const std::string& where, std::int64_t line, const char* what) {
+  const std::string_view t = trim(token);
+  double value = 0.0;
+  const char* first = t.data();
+  const char* last = t.data() + t.size();
+  if (!t.empty() && *first == '+') ++first;  // from_chars rejects a leading '+'
+  const auto [end, ec] = std::from_chars(first, last, value);
+  if (t.empty() || ec != std::errc() || end != last)
+    data_error(where, line, std::string("a number (") + what + ")", token);
+  if (!std::isfinite(value)) data_error(where, line, std::string("a finite number (") + what + ")", token);
+  return value;
+}
+
+std::int64_t parse_integer(std::string_view token, const std::string& where, std::int64_t line, const char* what) {
+  const std::string_view t = trim(token);
+  std::int64_t value = 0;
+  const char* first = t.data();
+  const char* last = t.data() + t.size();
+  if (!t.empty() && *first == '+') ++first;
+  const auto [end, ec] = std::from_chars(first, last, value);
+  if (t.empty() || ec != std::errc() || end != last)
+    data_error(where, line, std::string("an integer (") + what + ")", token);
+  return value;
+}
+
+void Record::clear() {
+  target = 0.0;
+  labels.clear();
+  feature_index.clear();
+  feature_value.clear();
+  row = col = -1;
+  timestamp = 0.0;
+}
+
+// ---- Split ----
+
+namespace {
+
+/// A 64-bit mix of two words (splitmix64 finaliser): independent-looking values for nearby inputs.
+std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t state = a ^ (b * 0x9E3779B97F4A7C15ull);
+  return splitmix64(state);
+}
+
+double unit_interval(std::uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
+
+}  // namespace
+
+Part part_of(std::int64_t number, std::uint64_t seed, double validation_fraction, double test_fraction) {
+  const double u = unit_interval(mix(seed, static_cast<std::uint64_t>(number)));
+  if (u < test_fraction) return Part::test;
+  if (u < test_fraction + validation_fraction) return Part::validation;
+  return Part::train;
+}
+
+// ---- FileSource ----
+
+FileSource::FileSource(std::string name, FileSourceConfig config, std::unique_ptr<RecordReader> reader,
+                       std::unique_ptr<SensingOperator> op)
+    : name_(std::move(name)), config_(config), reader_(std::move(reader)), op_(std::move(op)),
+      layout_(reader_->layout()) {}
+
+FileSource::~FileSource() = default;
+
+Link FileSource::link() const {
+  return layout_.has_labels && config_.classes > 0 ? Link::sign : Link::identity;
+}
+
+ProblemShape FileSource::shape() const { return {d1_, d2_, op_->symmetric()}; }
+
+std::optional<Index> FileSource::size() const {
+  return counts_[static_cast<int>(config_.serve_validation ? Part::validation : Part::train)];
+}
+
+void FileSource::open(std::uint64_t seed) {
+  seed_ = seed;
+  scan();
+  opened_ = true;
+  pass_ = -1;
+  rewind();
+}
+
+void FileSource::rewind() {
+  ++pass_;
+  reader_->start(derive_seed(seed_, "order"));
+  reader_done_ = false;
+  shuffle_.clear();
+  shuffle_rng_ = Rng(derive_seed(seed_, "shuffle/" + std::to_string(pass_)));
+}
+
+void FileSource::prepare(Record& r) const {
+  const std::string& file = reader_->source_name();
+  if (layout_.entries) {
+    if (layout_.rows > 0 && r.row >= layout_.rows)
+      data_error(file, r.line, "a row index below the declared " + std::to_string(layout_.rows), std::to_string(r.row));
+    if (layout_.cols > 0 && r.col >= layout_.cols)
+      data_error(file, r.line, "a column index below the declared " + std::to_string(layout_.cols),
+                 std::to_string(r.col));
+    return;
+  }
+  if (config_.classes > 0) {
+    for (std::int32_t& label : r.labels) label = static_cast<std::int32_t>(label - config_.first_label);
+    for (std::int32_t label : r.labels)
+      if (label < 0 || label >= config_.classes)
+        data_error(file, r.line,
+                   "class labels in [" + std::to_string(config_.first_label) + ", " +
+                       std::to_string(config_.first_label + config_.classes) + ") (parameters first_label, classes)",
+                   std::to_string(label + config_.first_label));
+  }
+}
+
+void FileSource::scan() {
+  reader_->start(derive_seed(seed_, "order"));
+  std::fill(std::begin(counts_), std::end(counts_), 0);
+  const bool want_stats = (config_.standardize != Standardize::none || layout_.may_have_missing) && !layout_.entries;
+  std::int64_t max_feature = -1, max_row = -1, max_col = -1;
+  // Training statistics: dense features by Welford's update, sparse ones by sums over the stored
+  // values (the implicit zeros are added at the end).
+  std::vector<double> mean, m2;
+  std::vector<std::int64_t> present;  // dense: training records where each feature is not missing
+  std::int64_t train_count = 0;
+  std::vector<Record> reservoir;
+  Rng reservoir_rng(derive_seed(seed_, "test-reservoir"));
+  const Part served = config_.serve_validation ? Part::validation : Part::train;
+
+  Record r;
+  while (reader_->next(r)) {
+    prepare(r);
+    const Part part = part_of(r.number, seed_, config_.validation_fraction, config_.test_fraction);
+    ++counts_[static_cast<int>(part)];
+    if (layout_.entries) {
+      max_row = std::max(max_row, r.row);
+      max_col = std::max(max_col, r.col);
+    } else if (!r.feature_index.empty()) {
+      max_feature = std::max(max_feature, r.feature_index.back());
+    } else {
+      max_feature = std::max(max_feature, static_cast<std::int64_t>(r.feature_value.size()) - 1);
+    }
+    if (part == Part::train && want_stats) {
+      ++train_count;
+      if (r.feature_index.empty()) {
+        if (mean.size() < r.feature_value.size()) {
+          mean.resize(r.feature_value.size(), 0.0);
+          m2.resize(mean.size(), 0.0);
+          present.resize(mean.size(), 0);
+        }
+        for (std::size_t j = 0; j < r.feature_value.size(); ++j) {
+          const double x = r.feature_value[j];
+          if (std::isnan(x)) continue;  // missing: imputed later with the mean of the others
+          const double delta = x - mean[j];
+          mean[j] += delta / static_cast<double>(++present[j]);
+          m2[j] += delta * (x - mean[j]);
+        }
+      } else {
+        const auto needed = static_cast<std::size_t>(r.feature_index.back() + 1);
+        if (mean.size() < needed) mean.resize(needed, 0.0), m2.resize(needed, 0.0);
+        for (std::size_t k = 0; k < r.feature_index.size(); ++k) {
+          const auto j = static_cast<std::size_t>(r.feature_index[k]);
+          mean[j] += r.feature_value[k];  // running sums here, turned into moments below
+          m2[j] += r.feature_value[k] * r.feature_value[k];
+        }
+      }
+    }
+    if (part == Part::test) {
+      // Reservoir sampling keeps a uniform subsample of at most test_cap test records.
+      const std::int64_t seen = counts_[static_cast<int>(Part::test)];
+      if (static_cast<std::int64_t>(reservoir.size()) < config_.test_cap) {
+        reservoir.push_back(r);
+      } else {
+        const auto slot = static_cast<std::int64_t>(reservoir_rng.below(static_cast<std::uint64_t>(seen)));
+        if (slot < config_.test_cap) reservoir[static_cast<std::size_t>(slot)] = r;
+      }
+    }
+  }
+  const std::string& file = reader_->source_name();
+  const std::int64_t total = counts_[0] + counts_[1] + counts_[2];
+  if (total == 0) data_error(file, 0, "at least one record", "an empty file");
+  if (counts_[static_cast<int>(served)] == 0)
+    data_error(file, 0, std::string("at least one ") + (config_.serve_validation ? "validation" : "training") +
+                            " record after the split",
+               std::to_string(total) + " records, none in that part");
+
+  // Dimensions: declared by the reader, else one past the largest index seen.
+  if (layout_.entries) {
+    d1_ = layout_.rows > 0 ? layout_.rows : max_row + 1;
+    d2_ = layout_.cols > 0 ? layout_.cols : max_col + 1;
+  } else {
+    d1_ = layout_.dim > 0 ? layout_.dim : max_feature + 1;
+    if (d1_ <= 0) data_error(file, 0, "at least one feature", "records without features");
+    d2_ = config_.classes > 0 ? config_.classes : d1_;
+  }
+
+  mean_ = Vector();
+  scale_ = Vector();
+  impute_ = Vector();
+  if (want_stats) {
+    mean_ = Vector::Zero(d1_);
+    scale_ = Vector::Ones(d1_);
+    const auto n = static_cast<double>(std::max<std::int64_t>(train_count, 1));
+    for (Index j = 0; j < d1_ && static_cast<std::size_t>(j) < mean.size(); ++j) {
+      const auto u = static_cast<std::size_t>(j);
+      double mu = mean[u];
+      double variance = present.empty() ? 0.0 : m2[u] / static_cast<double>(std::max<std::int64_t>(present[u], 1));
+      if (layout_.sparse) {
+        mu = mean[u] / n;
+        variance = std::max(0.0, m2[u] / n - mu * mu);
+      }
+      mean_(j) = mu;
+      // A constant feature keeps scale 1: dividing by ~0 would blow up rounding noise.
+      const double sd = std::sqrt(variance);
+      scale_(j) = sd > 1e-12 * std::max(1.0, std::abs(mu)) ? 1.0 / sd : 1.0;
+    }
+    impute_ = mean_;
+    if (config_.standardize == Standardize::none) {
+      mean_ = Vector();
+      scale_ = Vector();
+    } else if (config_.standardize == Standardize::scale) {
+      mean_.setZero();
+    }
+  }
+
+  std::sort(reservoir.begin(), reservoir.end(), [](const Record& a, const Record& b) { return a.number < b.number; });
+  for (Record& t : reservoir) standardize_in_place(t);
+  test_ = reservoir.empty() ? Batch{} : assemble(reservoir, /*test=*/true, derive_seed(seed_, "test-labels"));
+}
+
+void FileSource::standardize_in_place(Record& r) const {
+  if (impute_.size() > 0 && r.feature_index.empty())
+    for (std::size_t j = 0; j < r.feature_value.size(); ++j)
+      if (std::isnan(r.feature_value[j])) r.feature_value[j] = impute_(static_cast<Index>(j));
+  if (mean_.size() == 0) return;
+  if (!r.feature_index.empty() && config_.standardize == Standardize::center_scale) {
+    // Centering fills every coordinate: the record becomes dense (the design is dense then).
+    std::vector<double> dense(static_cast<std::size_t>(d1_), 0.0);
+    for (std::size_t k = 0; k < r.feature_index.size(); ++k)
+      dense[static_cast<std::size_t>(r.feature_index[k])] = r.feature_value[k];
+    r.feature_index.clear();
+    r.feature_value = std::move(dense);
+  }
+  if (r.feature_index.empty()) {
+    for (std::size_t j = 0; j < r.feature_value.size(); ++j) {
+      const auto i = static_cast<Index>(j);
+      r.feature_value[j] = (r.feature_value[j] - mean_(i)) * scale_(i);
+    }
+  } else {
+    for (std::size_t k = 0; k < r.feature_index.size(); ++k) r.feature_value[k] *= scale_(r.feature_index[k]);
+  }
+}
+
+bool FileSource::next_served(Record& out) {
+  const Part served = config_.serve_validation ? Part::validation : Part::train;
+  const auto read_served = [&](Record& r) {
+    while (!reader_done_) {
+      if (!reader_->next(r)) {
+        reader_done_ = true;
+        break;
+      }
+      if (part_of(r.number, seed_, config_.validation_fraction, config_.test_fraction) == served) {
+        prepare(r);
+        return true;
+      }
+    }
+    return false;
+  };
+  if (config_.shuffle_buffer <= 1) return read_served(out);
+  // Bounded shuffle: keep the buffer full, hand out a uniformly chosen element.
+  while (static_cast<std::int64_t>(shuffle_.size()) < config_.shuffle_buffer) {
+    Record r;
+    if (!read_served(r)) break;
+    shuffle_.push_back(std::move(r));
+  }
+  if (shuffle_.empty()) return false;
+  const auto pick = static_cast<std::size_t>(shuffle_rng_.below(shuffle_.size()));
+  std::swap(shuffle_[pick], shuffle_.back());
+  out = std::move(shuffle_.back());
+  shuffle_.pop_back();
+  return true;
+}
+
+Batch FileSource::produce(Index n) {
+  if (!opened_) throw std::logic_error(name_ + " source: next() called before open()");
+  std::vector<Record> records;
+  records.reserve(static_cast<std::size_t>(std::min<Index>(n, 1 << 16)));
+  Record r;
+  while (static_cast<Index>(records.size()) < n && next_served(r)) {
+    standardize_in_place(r);
+    records.push_back(std::move(r));
+    r = Record{};
+  }
+  return assemble(records, /*test=*/false, derive_seed(seed_, "labels/" + std::to_string(pass_)));
+}
+
+Batch FileSource::assemble(std::vector<Record>& records, bool test, std::uint64_t label_seed) const {
+  const auto n = static_cast<Index>(records.size());
+  Batch b;
+  if (layout_.entries) {
+    IndexVector rows(n), cols(n);
+    b.y.resize(n);
+    for (Index i = 0; i < n; ++i) {
+      const Record& r = records[static_cast<std::size_t>(i)];
+      rows(i) = static_cast<std::int32_t>(r.row);
+      cols(i) = static_cast<std::int32_t>(r.col);
+      b.y(i) = r.target * config_.value_scale;
+    }
+    b.left = DesignSide::make_index(d1_, std::move(rows));
+    b.right = DesignSide::make_index(d2_, std::move(cols));
+    return b;
+  }
+
+  // Left designs: the feature vectors.
+  if (config_.sparse_design) {
+    std::vector<Eigen::Triplet<double, std::int64_t>> triplets;
+    for (Index i = 0; i < n; ++i) {
+      const Record& r = records[static_cast<std::size_t>(i)];
+      if (r.feature_index.empty()) {
+        for (std::size_t j = 0; j < r.feature_value.size(); ++j)
+          if (r.feature_value[j] != 0.0) triplets.emplace_back(static_cast<std::int64_t>(j), i, r.feature_value[j]);
+      } else {
+        for (std::size_t k = 0; k < r.feature_index.size(); ++k)
+          triplets.emplace_back(r.feature_index[k], i, r.feature_value[k]);
+      }
+    }
+    b.left.kind = DesignSide::Kind::sparse;
+    b.left.dim = d1_;
+    b.left.sparse.resize(d1_, n);
+    b.left.sparse.setFromTriplets(triplets.begin(), triplets.end());
+  } else {
+    Matrix X = Matrix::Zero(d1_, n);
+    for (Index i = 0; i < n; ++i) {
+      const Record& r = records[static_cast<std::size_t>(i)];
+      if (r.feature_index.empty()) {
+        for (std::size_t j = 0; j < r.feature_value.size(); ++j) X(static_cast<Index>(j), i) = r.feature_value[j];
+      } else {
+        for (std::size_t k = 0; k < r.feature_index.size(); ++k) X(r.feature_index[k], i) = r.feature_value[k];
+      }
+    }
+    b.left = DesignSide::make_dense(std::move(X));
+  }
+
+  if (config_.classes == 0) {  // regression: y is the target
+    b.y.resize(n);
+    for (Index i = 0; i < n; ++i) b.y(i) = records[static_cast<std::size_t>(i)].target;
+    if (!op_->symmetric()) b.right = b.left;  // asymmetric sensing of one feature vector: u = v = x
+    return b;
+  }
+
+  const Index classes = config_.classes;
+  const auto has_label = [](const Record& r, Index j) {
+    return std::find(r.labels.begin(), r.labels.end(), static_cast<std::int32_t>(j)) != r.labels.end();
+  };
+  if ((test && config_.test_full_labels) || (!test && config_.label_view == LabelView::full)) {
+    // Full observation: every label of every instance, label-major (y(i + n·j)).
+    b.right = DesignSide::make_all(classes);
+    b.y.resize(n * classes);
+    for (Index j = 0; j < classes; ++j)
+      for (Index i = 0; i < n; ++i) b.y(i + n * j) = has_label(records[static_cast<std::size_t>(i)], j) ? 1.0 : -1.0;
+    return b;
+  }
+  // One-bit view: one asked label per instance, from a hash of (seed, record number), so the same
+  // instance is asked the same label whatever the batch sizes.
+  IndexVector asked(n);
+  b.y.resize(n);
+  for (Index i = 0; i < n; ++i) {
+    const Record& r = records[static_cast<std::size_t>(i)];
+    std::uint64_t state = mix(label_seed, static_cast<std::uint64_t>(r.number));
+    Rng rng(splitmix64(state));
+    Index j = static_cast<Index>(rng.below(static_cast<std::uint64_t>(classes)));
+    if (config_.balance && !r.labels.empty()) {
+      const bool ask_positive = rng.uniform() < 0.5 || static_cast<Index>(r.labels.size()) >= classes;
+      if (ask_positive) {
+        j = r.labels[static_cast<std::size_t>(rng.below(r.labels.size()))];
+      } else {
+        while (has_label(r, j)) j = static_cast<Index>(rng.below(static_cast<std::uint64_t>(classes)));
+      }
+    }
+    asked(i) = static_cast<std::int32_t>(j);
+    b.y(i) = has_label(r, j) ? 1.0 : -1.0;
+  }
+  b.right = DesignSide::make_index(classes, std::move(asked));
+  return b;
+}
+
+// ---- Registration helpers ----
+
+std::string resolve_data_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path given(path);
+  if (given.is_absolute()) return path;
+  std::vector<fs::path> tried{fs::current_path() / given};
+  if (const char* data = std::getenv("RANKONE_DATA")) tried.push_back(fs::path(data) / given);
+  if (const char* home = std::getenv("HOME")) tried.push_back(fs::path(home) / ".cache/rankone/datasets" / given);
+#ifdef RANKONE_SOURCE_TREE
+  tried.push_back(fs::path(RANKONE_SOURCE_TREE) / given);
+#endif
+  std::string list;
+  for (const fs::path& candidate : tried) {
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec)) return candidate.string();
+    list += "\n  " + candidate.string();
+  }
+  throw DataError(path + ": no such file; looked in" + list + "\n(run scripts/fetch-datasets for the real data sets)");
+}
+
+void reject_param(const Params& p, const std::string& name, const std::string& message) {
+  throw ConfigError("at " + p.path_of(name) + ": " + message);
+}
+
+std::unique_ptr<SensingOperator> make_operator(const Params& p, const BuildContext& ctx, std::string& name) {
+  const Json& ref = p.raw("operator");
+  name = ref.is_string() ? ref.get<std::string>() : ref.value("name", "");
+  return ctx.registry.create<SensingOperator>(ref, Kind::sensing_operator, p.path_of("operator"));
+}
+
+void declare_common_parameters(Schema& s, const std::string& default_operator) {
+  s.plugin("operator", "operator", default_operator, "sensing operator the records are served for");
+  s.number("validation_fraction", 0.0, "fraction of records in the validation part").at_least(0.0).below(1.0);
+  s.number("test_fraction", 0.2, "fraction of records in the test part (test_set())").at_least(0.0).below(1.0);
+  s.choice("serve", "train", {"train", "validation"}, "the part next() streams");
+  s.integer("test_cap", 10000, "at most this many test records are held; a larger test part is subsampled "
+                               "uniformly (reservoir sampling)").at_least(1);
+  s.integer("shuffle_buffer", 0, "records held for shuffling within a bounded buffer (0 or 1: file order)")
+      .at_least(0);
+}
+
+void declare_feature_parameters(Schema& s) {
+  s.choice("design", "auto", {"auto", "dense", "sparse"},
+           "design kind of the feature vectors (auto: sparse for sparse formats, dense otherwise)");
+  s.choice("standardize", "none", {"none", "scale", "center_scale"},
+           "features divided by their training std (scale), after subtracting the training mean (center_scale)");
+  s.integer("classes", std::nullopt, "number of labels d2 (operator single_label); labels are integers in "
+                                     "[first_label, first_label + classes)").make_nullable().at_least(1);
+  s.integer("first_label", 0, "the smallest class label in the file (e.g. 1 for labels 1..K)");
+  s.choice("label_view", "one_bit", {"one_bit", "full"},
+           "single_label training view: one random label asked per instance (±1), or every label");
+  s.boolean("balance", false, "one-bit view: ask one of the instance's labels with probability 1/2, else a "
+                              "uniformly random other label");
+  s.boolean("test_full_labels", true, "single_label: pair each test instance with every label");
+}
+
+FileSourceConfig read_common_parameters(const Params& p, const SensingOperator& op, const std::string& operator_name,
+                                        const RecordLayout& layout) {
+  FileSourceConfig c;
+  c.validation_fraction = p.number("validation_fraction");
+  c.test_fraction = p.number("test_fraction");
+  if (c.validation_fraction + c.test_fraction >= 1.0)
+    reject_param(p, "test_fraction", "validation_fraction + test_fraction must be below 1 (nothing left to train on)");
+  c.serve_validation = p.string("serve") == "validation";
+  if (c.serve_validation && c.validation_fraction == 0.0)
+    reject_param(p, "serve", "serving the validation part needs validation_fraction > 0");
+  c.test_cap = p.integer("test_cap");
+  c.shuffle_buffer = p.integer("shuffle_buffer");
+
+  const auto accepts = [](const std::vector<DesignSide::Kind>& kinds, DesignSide::Kind k) {
+    return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+  };
+  const std::string op_text = "operator '" + operator_name + "'";
+  if (layout.entries) {
+    if (!accepts(op.accepted_left(), DesignSide::Kind::index) || op.symmetric() ||
+        !accepts(op.accepted_right(), DesignSide::Kind::index))
+      reject_param(p, "operator", "this source serves matrix entries (index designs on both sides); " + op_text +
+                                      " does not take them (use \"entry\")");
+    return c;
+  }
+  if (!accepts(op.accepted_left(), DesignSide::Kind::dense))
+    reject_param(p, "operator", "this source serves feature vectors; " + op_text +
+                                    " does not take dense/sparse left designs");
+  const std::string design = p.string("design");
+  c.sparse_design = design == "sparse" || (design == "auto" && layout.sparse);
+  const std::string standardize = p.string("standardize");
+  c.standardize = standardize == "scale" ? Standardize::scale
+                  : standardize == "center_scale" ? Standardize::center_scale
+                                                  : Standardize::none;
+  if (c.standardize == Standardize::center_scale && c.sparse_design)
+    reject_param(p, "standardize", "centering sparse designs would make them dense; use \"scale\" or design \"dense\"");
+  c.first_label = p.integer("first_label");
+  c.label_view = p.string("label_view") == "full" ? LabelView::full : LabelView::one_bit;
+  c.balance = p.boolean("balance");
+  c.test_full_labels = p.boolean("test_full_labels");
+  const bool labels_on_right = !op.symmetric() && accepts(op.accepted_right(), DesignSide::Kind::index);
+  if (labels_on_right) {
+    if (!p.has("classes")) reject_param(p, "classes", op_text + " puts labels on the right: give the number of classes");
+    if (!layout.has_labels) reject_param(p, "operator", op_text + " needs class labels, which this file has none of");
+    c.classes = p.integer("classes");
+  } else {
+    if (p.has("classes"))
+      reject_param(p, "classes", op_text + " serves the target as a number; classes apply to \"single_label\"");
+    if (p.string("label_view") != "one_bit" || c.balance)
+      reject_param(p, "label_view", "label views apply to operator \"single_label\"");
+  }
+  return c;
+}
+
+}  // namespace rankone::sources

@@ -1,0 +1,230 @@
+#pragma once
+/// \file Shared machinery of the file sources (`libsvm`, `csv`, `idx`, `ratings`, `image`).
+///
+/// Each format is a `RecordReader`: a parser over a byte stream (`ByteStream`), independent of the
+/// plugin glue so that tests and fuzz targets can drive it from memory. `FileSource` turns any
+/// reader into a DataSource: a validation/statistics pass at `open`, a deterministic
+/// train/validation/test split by a hash of (record number, seed), a bounded shuffle buffer,
+/// standardisation with training statistics, and the operator-specific views (regression features,
+/// one-bit single-label, full labels, matrix entries).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rankone/core/errors.hpp"
+#include "rankone/core/rng.hpp"
+#include "rankone/interfaces/data_source.hpp"
+#include "rankone/plugin/registry.hpp"
+
+namespace rankone::sources {
+
+// ---- Byte input ----
+
+/// A forward-only source of bytes (a file, gzip-compressed or not, or a memory buffer).
+class ByteStream {
+ public:
+  virtual ~ByteStream() = default;
+  /// Reads up to n bytes into `out`; returns 0 at the end. Throws DataError on a corrupt stream
+  /// (e.g. a truncated gzip member).
+  virtual std::size_t read(char* out, std::size_t n) = 0;
+  /// What the stream is, for error messages ("data.svm.gz", "<memory>").
+  virtual const std::string& name() const = 0;
+};
+
+/// Opens a file through zlib: gzip-compressed files are inflated, plain files are read as they are.
+/// A missing file is a DataError.
+std::unique_ptr<ByteStream> open_file(const std::string& path);
+/// A stream over a copy of `bytes` (tests and fuzz targets).
+std::unique_ptr<ByteStream> memory_stream(std::string bytes, std::string name = "<memory>");
+
+/// Something that opens a fresh stream at the start of the data (called once per pass).
+using StreamOpener = std::function<std::unique_ptr<ByteStream>()>;
+StreamOpener file_opener(const std::string& path);
+StreamOpener memory_opener(std::string bytes, std::string name = "<memory>");
+
+/// Splits a byte stream into lines ('\n' or "\r\n"), checking that each is valid UTF-8.
+class LineReader {
+ public:
+  explicit LineReader(std::unique_ptr<ByteStream> stream);
+  /// The next line without its terminator; false at the end of the stream.
+  bool next(std::string& line);
+  /// 1-based number of the line last returned.
+  std::int64_t line_number() const { return line_number_; }
+  const std::string& name() const { return stream_->name(); }
+  /// Bytes consumed from the (decompressed) stream.
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  bool fill();
+  std::unique_ptr<ByteStream> stream_;
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0, end_ = 0;
+  bool eof_ = false;
+  std::int64_t line_number_ = 0;
+  std::uint64_t bytes_ = 0;
+};
+
+/// The byte offset of the first invalid UTF-8 sequence in `text`, or npos when it is valid.
+std::size_t invalid_utf8_at(std::string_view text);
+
+/// "file:LINE: expected EXPECTED, found 'TEXT'" (the text shortened to 80 characters).
+[[noreturn]] void data_error(const std::string& where, std::int64_t line, const std::string& expected,
+                             std::string_view found);
+
+/// Strict number parsing: the whole (trimmed) token must be a finite number. NaN and infinities
+/// are rejected with a DataError naming where they are.
+double parse_finite(std::string_view token, const std::string& where, std::int64_t line, const char* what);
+/// A whole token as a 64-bit integer, or a DataError.
+std::int64_t parse_integer(std::string_view token, const std::string& where, std::int64_t line, const char* what);
+/// `text` without leading and trailing spaces, tabs and carriage returns.
+std::string_view trim(std::string_view text);
+
+// ---- Records ----
+
+/// One parsed record. Feature records fill `features` (dense: `feature_index` empty and
+/// `feature_value` of the full dimension; sparse: sorted indices with their values) and `target`
+/// and/or `labels`; entry records fill `row`, `col`, `target` (and `timestamp` for ratings).
+struct Record {
+  std::int64_t number = 0;  ///< 0-based position in the file: the key of the split hash
+  double target = 0.0;
+  std::vector<std::int32_t> labels;  ///< class labels (multi-label set), when the reader makes them
+  std::vector<std::int64_t> feature_index;
+  std::vector<double> feature_value;
+  std::int64_t row = -1, col = -1;
+  double timestamp = 0.0;
+  std::int64_t line = 0;  ///< 1-based line (text formats) or record number + 1, for error messages
+  void clear();
+};
+
+/// What a reader yields.
+struct RecordLayout {
+  bool entries = false;      ///< matrix entries (row, col, value) instead of feature vectors
+  bool sparse = false;       ///< feature records are sparse (index/value pairs)
+  std::int64_t dim = 0;      ///< feature dimension (0: detected by the scan pass, sparse only)
+  std::int64_t rows = 0;     ///< entry records: matrix rows (0: detected)
+  std::int64_t cols = 0;     ///< entry records: matrix columns (0: detected)
+  bool has_labels = false;   ///< records carry class labels
+  bool may_have_missing = false;  ///< dense features may hold NaN for a missing value (mean imputation)
+};
+
+/// A format parser: yields records in file order, one pass at a time.
+class RecordReader {
+ public:
+  virtual ~RecordReader() = default;
+  /// Positions at the first record (another pass). `seed` is for readers that fix an order
+  /// themselves (e.g. an image's pixels); most ignore it.
+  virtual void start(std::uint64_t seed) = 0;
+  /// The next record, or false at the end of the pass. Throws DataError on malformed input.
+  virtual bool next(Record& record) = 0;
+  virtual RecordLayout layout() const = 0;
+  /// Bytes read from the data in this pass (for throughput figures).
+  virtual std::uint64_t bytes_read() const = 0;
+  /// The file (or stream) name, for error messages.
+  virtual std::string source_name() const = 0;
+};
+
+// ---- The generic file source ----
+
+/// Which part of the split a record belongs to.
+enum class Part { train, validation, test };
+
+/// The part of record `number` under `seed`: a hash of both mapped to [0, 1) against the fractions.
+Part part_of(std::int64_t number, std::uint64_t seed, double validation_fraction, double test_fraction);
+
+enum class Standardize { none, scale, center_scale };
+enum class LabelView { one_bit, full };
+enum class MissingPolicy { error, skip, zero, mean };
+
+struct FileSourceConfig {
+  double validation_fraction = 0.0;
+  double test_fraction = 0.0;
+  bool serve_validation = false;  ///< next() serves the validation part instead of the training part
+  std::int64_t test_cap = 10000;  ///< at most this many test records (reservoir subsample beyond)
+  std::int64_t shuffle_buffer = 0;
+  Standardize standardize = Standardize::none;
+  bool sparse_design = false;      ///< serve feature records as sparse designs
+  std::int64_t classes = 0;        ///< single_label: the number of labels d2
+  LabelView label_view = LabelView::one_bit;
+  bool balance = false;            ///< one-bit view: ask a positive label half the time
+  bool test_full_labels = true;    ///< single_label: the test set pairs each instance with every label
+  std::int64_t first_label = 0;    ///< subtracted from class labels in the file
+  double value_scale = 1.0;        ///< entries: multiplies every observed value
+};
+
+/// A DataSource over a RecordReader. See docs/plugins/file_sources.md.
+class FileSource final : public DataSource {
+ public:
+  FileSource(std::string name, FileSourceConfig config, std::unique_ptr<RecordReader> reader,
+             std::unique_ptr<SensingOperator> op);
+  ~FileSource() override;
+
+  void open(std::uint64_t seed) override;
+  ProblemShape shape() const override;
+  const SensingOperator& sensing_operator() const override { return *op_; }
+  Link link() const override;
+  bool finite() const override { return true; }
+  std::optional<Index> size() const override;
+  void rewind() override;
+  const Batch* test_set() const override { return opened_ && test_.size() > 0 ? &test_ : nullptr; }
+
+  /// Counts of the open pass.
+  std::int64_t records_in(Part part) const { return counts_[static_cast<int>(part)]; }
+  /// Training mean and scale used for standardisation (empty when none).
+  const Vector& feature_mean() const { return mean_; }
+  const Vector& feature_scale() const { return scale_; }
+
+ protected:
+  Batch produce(Index n) override;
+
+ private:
+  bool next_served(Record& r);  ///< the next record of the served part, through the shuffle buffer
+  void scan();                  ///< the open pass: validation, counts, dimensions, statistics, test set
+  Batch assemble(std::vector<Record>& records, bool test, std::uint64_t label_seed) const;
+  void standardize_in_place(Record& r) const;
+  /// Shifts class labels by first_label and checks them and the entry indices.
+  void prepare(Record& r) const;
+
+  std::string name_;
+  FileSourceConfig config_;
+  std::unique_ptr<RecordReader> reader_;
+  std::unique_ptr<SensingOperator> op_;
+  RecordLayout layout_;
+
+  bool opened_ = false;
+  std::uint64_t seed_ = 0;
+  std::int64_t counts_[3] = {0, 0, 0};
+  Index d1_ = 0, d2_ = 0;
+  Vector mean_, scale_;
+  Vector impute_;  ///< training means that replace missing (NaN) features
+  Batch test_;
+
+  std::int64_t pass_ = 0;
+  bool reader_done_ = false;
+  std::vector<Record> shuffle_;
+  Rng shuffle_rng_;
+};
+
+// ---- Registration helpers shared by the formats ----
+
+/// Declares the parameters every file source has (operator, split, shuffle, test cap).
+void declare_common_parameters(Schema& s, const std::string& default_operator);
+/// Declares the parameters of feature records (design, standardise, labels and their views).
+void declare_feature_parameters(Schema& s);
+/// Reads the parameters (feature ones when declared), checking combinations against the operator
+/// and the reader's layout.
+FileSourceConfig read_common_parameters(const Params& p, const SensingOperator& op, const std::string& operator_name,
+                                        const RecordLayout& layout);
+/// The path of a data file: absolute as given; a relative path is looked up in the working
+/// directory, then $RANKONE_DATA, then ~/.cache/rankone/datasets (where scripts/fetch-datasets puts
+/// data sets), then the source tree RankOne was built from (the plugins' example files). A
+/// DataError lists the places tried.
+std::string resolve_data_path(const std::string& path);
+/// Builds the operator named by the `operator` parameter.
+std::unique_ptr<SensingOperator> make_operator(const Params& p, const BuildContext& ctx, std::string& name);
+[[noreturn]] void reject_param(const Params& p, const std::string& name, const std::string& message);
+
+}  // namespace rankone::sources

@@ -1,0 +1,157 @@
+// The `ratings` source: triplet parsing, identifier mapping, timestamp order, registration.
+#include "ratings_source.hpp"
+
+#include <algorithm>
+
+namespace rankone::sources {
+
+bool parse_rating_line(std::string_view line, std::string_view delimiter, RatingLine& out, const std::string& where,
+                       std::int64_t line_number) {
+  std::string_view fields[5];
+  std::size_t count = 0;
+  std::string_view rest = line;
+  for (;;) {
+    const std::size_t at = rest.find(delimiter);
+    if (count == 5) data_error(where, line_number, "3 or 4 fields 'user,item,rating[,timestamp]'", line);
+    fields[count++] = rest.substr(0, at);
+    if (at == std::string_view::npos) break;
+    rest.remove_prefix(at + delimiter.size());
+  }
+  const std::string_view first = trim(fields[0]);
+  const bool numeric = !first.empty() && std::all_of(first.begin(), first.end(), [](char c) {
+    return (c >= '0' && c <= '9') || c == '-' || c == '+';
+  });
+  if (line_number == 1 && !numeric) return false;  // a header such as userId,movieId,rating,timestamp
+  if (count < 3 || count > 4) data_error(where, line_number, "3 or 4 fields 'user,item,rating[,timestamp]'", line);
+  out.user = parse_integer(fields[0], where, line_number, "a user id");
+  out.item = parse_integer(fields[1], where, line_number, "an item id");
+  out.rating = parse_finite(fields[2], where, line_number, "a rating");
+  out.timestamp = count == 4 ? parse_finite(fields[3], where, line_number, "a timestamp") : 0.0;
+  return true;
+}
+
+RatingsReader::RatingsReader(StreamOpener opener, RatingsOptions options)
+    : opener_(std::move(opener)), options_(std::move(options)) {}
+
+std::int64_t RatingsReader::index_of(std::int64_t id, std::unordered_map<std::int64_t, std::int64_t>& ids,
+                                     std::int64_t declared, const char* what, std::int64_t line) {
+  std::int64_t index = id;
+  if (options_.ids == RatingIds::one_based) index = id - 1;
+  if (options_.ids == RatingIds::remap) {
+    // First appearance order; the map persists across passes, so indices never move.
+    const auto found = ids.find(id);
+    index = found != ids.end() ? found->second : ids.emplace(id, static_cast<std::int64_t>(ids.size())).first->second;
+  }
+  const std::string base = options_.ids == RatingIds::one_based ? "1" : "0";
+  if (index < 0) data_error(name_, line, std::string(what) + " ids ≥ " + base + " (parameter ids)", std::to_string(id));
+  if (declared > 0 && index >= declared)
+    data_error(name_, line, std::string(what) + " ids below the declared count " + std::to_string(declared) +
+                                " (" + base + "-based)",
+               std::to_string(id));
+  if (index >= (std::int64_t{1} << 31) - 1)
+    data_error(name_, line, std::string(what) + " ids below 2^31 (use ids \"remap\")", std::to_string(id));
+  return index;
+}
+
+bool RatingsReader::read_line(Record& record) {
+  RatingLine parsed;
+  while (lines_->next(line_)) {
+    if (trim(line_).empty()) continue;
+    const std::int64_t line_number = lines_->line_number();
+    if (!parse_rating_line(line_, options_.delimiter, parsed, name_, line_number)) continue;
+    record.clear();
+    record.number = records_++;
+    record.line = line_number;
+    record.row = index_of(parsed.user, user_ids_, options_.users, "user", line_number);
+    record.col = index_of(parsed.item, item_ids_, options_.items, "item", line_number);
+    record.target = options_.value_scale * parsed.rating;
+    record.timestamp = parsed.timestamp;
+    return true;
+  }
+  bytes_ = lines_->bytes();
+  return false;
+}
+
+void RatingsReader::start(std::uint64_t) {
+  lines_ = std::make_unique<LineReader>(opener_());
+  name_ = lines_->name();
+  records_ = 0;
+  bytes_ = 0;
+  sorted_at_ = 0;
+  if (options_.by_timestamp && !loaded_) {
+    // Timestamp order needs every triplet at once: the only file source that holds its file.
+    Record r;
+    while (read_line(r)) sorted_.push_back(r);
+    std::stable_sort(sorted_.begin(), sorted_.end(),
+                     [](const Record& a, const Record& b) { return a.timestamp < b.timestamp; });
+    loaded_ = true;
+  }
+}
+
+bool RatingsReader::next(Record& record) {
+  if (options_.by_timestamp) {
+    if (sorted_at_ >= sorted_.size()) return false;
+    record = sorted_[sorted_at_++];
+    return true;
+  }
+  return read_line(record);
+}
+
+RecordLayout RatingsReader::layout() const {
+  RecordLayout l;
+  l.entries = true;
+  l.rows = options_.users;
+  l.cols = options_.items;
+  return l;
+}
+
+namespace {
+
+std::unique_ptr<Component> make_ratings(const Params& p, const BuildContext& ctx) {
+  std::string operator_name;
+  auto op = make_operator(p, ctx, operator_name);
+  RatingsOptions o;
+  o.delimiter = p.string("delimiter");
+  if (o.delimiter == "tab") o.delimiter = "\t";
+  if (o.delimiter.empty()) reject_param(p, "delimiter", "must not be empty");
+  const std::string ids = p.string("ids");
+  o.ids = ids == "zero_based" ? RatingIds::zero_based : ids == "one_based" ? RatingIds::one_based : RatingIds::remap;
+  if (p.has("users")) o.users = p.integer("users");
+  if (p.has("items")) o.items = p.integer("items");
+  o.by_timestamp = p.string("order") == "timestamp";
+  o.value_scale = p.number("value_scale");
+  auto reader = std::make_unique<RatingsReader>(file_opener(resolve_data_path(p.string("file"))), o);
+  FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
+  config.value_scale = 1.0;  // applied by the reader
+  return std::make_unique<FileSource>("ratings", config, std::move(reader), std::move(op));
+}
+
+}  // namespace
+
+Registration ratings_registration() {
+  Registration r;
+  r.kind = Kind::data_source;
+  r.name = "ratings";
+  r.summary = "Streams user,item,rating[,timestamp] triplets as observed matrix entries (operator entry)";
+  r.citation = "Jin, Kakade & Netrapalli 2016 (online matrix completion), Section 2: observed entries P_Omega";
+  r.doc_page = "docs/plugins/file_sources.md";
+  Schema& s = r.schema;
+  s.string("file", std::nullopt, "path of the file (gzip-compressed or plain); a non-numeric first line is a "
+                                 "header").make_required();
+  s.string("delimiter", ",", "field delimiter: one character, \"tab\", or a string such as \"::\"");
+  s.choice("ids", "remap", {"remap", "zero_based", "one_based"},
+           "user/item ids: renumbered in order of first appearance | used as 0-based indices | 1-based");
+  s.integer("users", std::nullopt, "rows d1 (default: detected); an index beyond it is an error").make_nullable()
+      .at_least(1);
+  s.integer("items", std::nullopt, "columns d2 (default: detected); an index beyond it is an error").make_nullable()
+      .at_least(1);
+  s.choice("order", "file", {"file", "timestamp"},
+           "serve in file order (streaming), or by increasing timestamp (holds all triplets in memory)");
+  s.number("value_scale", 1.0, "multiplies every rating");
+  declare_common_parameters(s, "entry");
+  r.example = {{"file", "plugins/sources/examples/tiny.ratings.csv"}};
+  r.factory = make_ratings;
+  return r;
+}
+
+}  // namespace rankone::sources

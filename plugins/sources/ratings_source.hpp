@@ -1,0 +1,58 @@
+#pragma once
+/// \file The `ratings` source: `user,item,rating[,timestamp]` triplets served as matrix entries.
+#include <unordered_map>
+
+#include "file_source.hpp"
+
+namespace rankone::sources {
+
+/// How user and item identifiers become row and column indices.
+enum class RatingIds { remap, zero_based, one_based };
+
+struct RatingsOptions {
+  std::string delimiter = ",";  ///< one character, or "::" (MovieLens 1M)
+  RatingIds ids = RatingIds::remap;
+  std::int64_t users = 0, items = 0;  ///< declared dimensions (0: detected)
+  bool by_timestamp = false;          ///< serve in timestamp order (holds the file in memory)
+  double value_scale = 1.0;
+};
+
+/// One parsed triplet (identifiers as written in the file).
+struct RatingLine {
+  std::int64_t user = 0, item = 0;
+  double rating = 0.0, timestamp = 0.0;
+};
+
+/// Parses `user<d>item<d>rating[<d>timestamp]`; false for a header line (first field not an
+/// integer, on line 1 only). Throws DataError otherwise.
+bool parse_rating_line(std::string_view line, std::string_view delimiter, RatingLine& out, const std::string& where,
+                       std::int64_t line_number);
+
+class RatingsReader final : public RecordReader {
+ public:
+  RatingsReader(StreamOpener opener, RatingsOptions options);
+  void start(std::uint64_t seed) override;
+  bool next(Record& record) override;
+  RecordLayout layout() const override;
+  std::uint64_t bytes_read() const override { return bytes_; }
+  std::string source_name() const override { return name_; }
+
+ private:
+  bool read_line(Record& record);  ///< the next record in file order
+  std::int64_t index_of(std::int64_t id, std::unordered_map<std::int64_t, std::int64_t>& ids, std::int64_t declared,
+                        const char* what, std::int64_t line);
+  StreamOpener opener_;
+  RatingsOptions options_;
+  std::unique_ptr<LineReader> lines_;
+  std::unordered_map<std::int64_t, std::int64_t> user_ids_, item_ids_;
+  std::vector<Record> sorted_;  ///< timestamp order (by_timestamp only)
+  std::size_t sorted_at_ = 0;
+  bool loaded_ = false;
+  std::int64_t records_ = 0;
+  std::uint64_t bytes_ = 0;
+  std::string line_, name_;
+};
+
+Registration ratings_registration();
+
+}  // namespace rankone::sources

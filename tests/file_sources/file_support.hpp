@@ -1,0 +1,49 @@
+#pragma once
+// Helpers of the file-source tests: a scratch folder the tests write their files into, gzip
+// writing, and building an opened source from JSON.
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "test_support.hpp"
+
+namespace rankone::test {
+
+/// A fresh folder under the temporary directory, removed afterwards.
+struct Scratch {
+  std::filesystem::path dir;
+  explicit Scratch(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() / ("rankone_file_sources_" + name)) {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+  }
+  ~Scratch() { std::filesystem::remove_all(dir); }
+  std::string write(const std::string& file, const std::string& bytes) const {
+    std::ofstream(dir / file, std::ios::binary) << bytes;
+    return (dir / file).string();
+  }
+  std::string write_gzip(const std::string& file, const std::string& bytes) const {
+    const std::string path = (dir / file).string();
+    gzFile out = gzopen(path.c_str(), "wb");
+    gzwrite(out, bytes.data(), static_cast<unsigned>(bytes.size()));
+    gzclose(out);
+    return path;
+  }
+};
+
+inline std::unique_ptr<DataSource> open_source(Json params, std::uint64_t seed = 5) {
+  auto source = make<DataSource>(params, Kind::data_source);
+  source->open(seed);
+  return source;
+}
+
+/// Every batch of one pass, concatenated (feature designs; not for Kind::all).
+inline Batch whole_pass(DataSource& s, Index batch = 7) {
+  Batch out;
+  for (Batch b = s.next(batch); !b.empty(); b = s.next(batch)) out.append(b);
+  return out;
+}
+
+}  // namespace rankone::test
