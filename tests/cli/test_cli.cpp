@@ -180,6 +180,36 @@ TEST_CASE("summarize aggregates final values per cell, estimator and metric", "[
   CHECK_THAT(table.text, Catch::Contains("ci95_low"));
 }
 
+TEST_CASE("a failed trial is recorded with its message, the study goes on, and the exit code says so", "[cli][faults]") {
+  test::ScratchDir s("faults");
+  // Moment elimination refuses two-point designs (τ = 0): status failed. The spectral trials of the
+  // same study still run.
+  const auto file = s.write("faults.json", R"({
+    "name": "faults", "seed": 1, "repetitions": 2,
+    "data": {"name": "synthetic", "d": 10, "rank": 1, "sampler": {"name": "bernoulli"}},
+    "estimators": [{"name": "fm_moment_elimination", "rank": 1, "batch_size": 2000},
+                   {"name": "spectral", "rank": 1, "batch_size": 2000}],
+    "metrics": ["combined_error"]})");
+  const fs::path out = s.path() / "out";
+  const auto result = test::rankone_cli("run " + file.string() + " --out " + out.string());
+  CHECK(result.code == 1);
+  CHECK_THAT(result.text, Catch::Contains("4 run now, 0 already complete, 2 failed or diverged"));
+  CHECK_THAT(result.text, Catch::Contains("tau = min_j"));
+  std::size_t failed = 0, converged = 0;
+  for (const auto& t : ResultsStore(out).trials(false)) {
+    if (t.label == "fm_moment_elimination") {
+      CHECK(t.status == "failed");
+      CHECK_THAT(t.message, Catch::Contains("is below tau_threshold"));
+      ++failed;
+    } else {
+      CHECK(t.status == "converged");
+      ++converged;
+    }
+  }
+  CHECK(failed == 2);
+  CHECK(converged == 2);
+}
+
 TEST_CASE("results do not depend on the number of threads", "[cli][determinism]") {
   test::ScratchDir s("jobs");
   const auto file = s.write("small.json", kSmall);

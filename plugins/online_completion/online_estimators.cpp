@@ -1,0 +1,310 @@
+// The online SGD estimators omc_psd, omc_general_theoretical, omc_general (online_estimators.hpp).
+#include "online_estimators.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "update_kernels.hpp"
+
+namespace rankone::online_completion {
+
+namespace {
+
+std::string format(double v) {
+  std::ostringstream s;
+  s.precision(3);
+  s << v;
+  return s.str();
+}
+
+}  // namespace
+
+void trim_rows(RowMatrix& factor, double factor_of_mean) {
+  const double limit = factor_of_mean * factor.squaredNorm() / static_cast<double>(factor.rows());
+  for (Index i = 0; i < factor.rows(); ++i) {
+    const double energy = factor.row(i).squaredNorm();
+    if (energy > limit) factor.row(i) *= std::sqrt(limit / energy);
+  }
+}
+
+OnlineOptions::OnlineOptions(const Params& p)
+    : rank(p.integer("rank")),
+      warm_start_factor(p.number("warm_start_factor")),
+      trim(p.number("trim")),
+      step_size(p.number("step_size")),
+      batch_size(p.integer("batch_size")),
+      divergence_factor(p.number("divergence_factor")),
+      max_iterations(static_cast<int>(p.integer("max_iterations"))),
+      tolerance(p.number("tolerance")) {
+  if (p.has("warm_start_samples")) warm_start_samples = p.integer("warm_start_samples");
+  if (p.has("learning_rate")) learning_rate = p.number("learning_rate");
+}
+
+// ---- OnlineCompletion ----
+
+OnlineCompletion::OnlineCompletion(OnlineOptions options)
+    : IterativeEstimator(options.max_iterations, options.tolerance), options_(options) {}
+
+OnlineCompletion::~OnlineCompletion() = default;
+
+void OnlineCompletion::start(DataSource& data, Rng& rng) {
+  const std::string unusable = check_entry_source(data, psd());
+  if (!unusable.empty()) return finish(Status::failed, unusable);
+  const ProblemShape shape = data.shape();
+  const double d = static_cast<double>(std::max(shape.d1, shape.d2));
+  const Index warm_samples = options_.warm_start_samples.value_or(static_cast<Index>(
+      std::ceil(options_.warm_start_factor * d * static_cast<double>(options_.rank) * std::log(std::max(d, 2.0)))));
+
+  const Batch warm_batch = data.next(warm_samples);
+  WarmStart warm = spectral_warm_start(warm_batch, data.sensing_operator(), shape, options_.rank, psd(), rng);
+  if (!warm.failure.empty()) return finish(Status::failed, "warm start: " + warm.failure);
+  if (!warm.converged) warm_start_note_ = " (the warm-start eigensolver stopped before its tolerance)";
+  U_ = std::move(warm.left);
+  V_ = std::move(warm.right);
+  if (options_.trim > 0.0) {
+    trim_rows(U_, options_.trim);
+    if (psd()) V_ = U_;
+    else trim_rows(V_, options_.trim);
+  }
+  value_rms_ = std::sqrt(warm_batch.y.squaredNorm() / static_cast<double>(warm_batch.y.size())) *
+               entry_view(warm_batch)->value_scale;
+
+  // The step multiplies the residual of the observed entry by 2 η d1 d2 (‖u_i‖² + ‖v_j‖²) in
+  // expectation over the entry; step_size is that number for the warm start's row norms.
+  const double d1d2 = static_cast<double>(shape.d1) * static_cast<double>(shape.d2);
+  const double row_energy = mean_row_energy(U_, V_);
+  learning_rate_ = options_.learning_rate.value_or(options_.step_size / (2.0 * d1d2 * row_energy));
+  gain_ = 2.0 * learning_rate_ * d1d2;
+  prepare();
+}
+
+double OnlineCompletion::iterate(DataSource& data) {
+  const Batch batch = data.next(options_.batch_size);
+  if (batch.empty()) {
+    finish(Status::max_iterations, "the data source is exhausted after " + std::to_string(data.samples_drawn()) +
+                                       " observations" + warm_start_note_);
+    return -1.0;
+  }
+  const std::optional<EntryView> entries = entry_view(batch);
+  if (!entries) {
+    finish(Status::failed, "a batch does not hold single-entry observations (operator 'entry', sampler 'one_hot')");
+    return -1.0;
+  }
+  const BatchStats stats = process(*entries);
+  const double residual_rms = std::sqrt(stats.squared_residuals / static_cast<double>(std::max<Index>(stats.processed, 1)));
+  if (!std::isfinite(stats.squared_residuals) || stats.processed < entries->size ||
+      residual_rms > options_.divergence_factor * value_rms_) {
+    rollback();
+    finish(Status::diverged, algorithm() + " diverged in iteration " + std::to_string(iteration() + 1) +
+                                 ": the RMS residual of the observed entries (" + format(residual_rms) + ") exceeds " +
+                                 format(options_.divergence_factor) + " × their RMS (" + format(value_rms_) +
+                                 "); the estimate is the one before this batch. Lower step_size (now " +
+                                 format(options_.step_size) + ", gain 2ηd1d2 = " + format(gain_) + ")");
+    return -1.0;
+  }
+  after_batch();
+  if (tolerance_ <= 0.0) return -1.0;  // the relative change costs O(dk): only when it is used
+  const double norm = std::sqrt(U_.squaredNorm() + (psd() ? 0.0 : V_.squaredNorm()));
+  return std::sqrt(stats.squared_change) / std::max(norm, 1e-300);
+}
+
+Estimate OnlineCompletion::estimate() const {
+  Estimate e;
+  e.left = U_;
+  e.right = psd() ? U_ : V_;
+  e.symmetrize = psd();  // U U' is symmetric; the flag says so
+  return e;
+}
+
+// ---- Algorithm 1 ----
+
+OnlinePsd::~OnlinePsd() = default;
+
+void OnlinePsd::prepare() {
+  undo_rows_.resize(static_cast<std::size_t>(2 * options_.batch_size));
+  undo_values_.resize(2 * options_.batch_size, U_.cols());
+}
+
+BatchStats OnlinePsd::process(const EntryView& entries) {
+  const Index k = U_.cols();
+  BatchStats stats;
+  undo_size_ = 0;
+  double change = 0.0;
+  for (Index t = 0; t < entries.size; ++t) {
+    const std::int32_t i = entries.row(t);
+    const std::int32_t j = entries.col(t);
+    const bool diagonal = i == j;
+    double* old_i = undo_values_.row(undo_size_).data();
+    double* old_j = undo_values_.row(undo_size_ + 1).data();
+    const double r = psd_update(U_.row(i).data(), U_.row(j).data(), diagonal, k, entries.value(t), gain_, old_i, old_j);
+    undo_rows_[static_cast<std::size_t>(undo_size_++)] = i;
+    if (!diagonal) undo_rows_[static_cast<std::size_t>(undo_size_++)] = j;
+    stats.squared_residuals += r * r;
+    ++stats.processed;
+    if (!std::isfinite(r)) break;
+    // ‖Δu_i‖² + ‖Δu_j‖² = (gain r)² (‖u_j‖² + ‖u_i‖²), taken from the saved old rows.
+    if (tolerance_ > 0.0) {
+      const double energy = Eigen::Map<const Vector>(old_i, k).squaredNorm() +
+                            (diagonal ? 3.0 : 1.0) * Eigen::Map<const Vector>(diagonal ? old_i : old_j, k).squaredNorm();
+      change += gain_ * gain_ * r * r * energy;
+    }
+  }
+  stats.squared_change = change;
+  return stats;
+}
+
+void OnlinePsd::rollback() {
+  for (Index s = undo_size_ - 1; s >= 0; --s) U_.row(undo_rows_[static_cast<std::size_t>(s)]) = undo_values_.row(s);
+  undo_size_ = 0;
+}
+
+// ---- Algorithm 2 ----
+
+OnlineGeneralTheoretical::~OnlineGeneralTheoretical() = default;
+
+BatchStats OnlineGeneralTheoretical::process(const EntryView& entries) {
+  saved_U_ = U_;
+  saved_V_ = V_;
+  const Index k = U_.cols();
+  const Matrix identity = Matrix::Identity(k, k);
+  Vector old_u(k), old_v(k);
+  BatchStats stats;
+  for (Index t = 0; t < entries.size; ++t) {
+    // W_U D W_V' = SVD(U V') through U = Q1 R1, V = Q2 R2 and the k × k SVD of R1 R2'.
+    const Eigen::HouseholderQR<Matrix> qr_u{Matrix(U_)};
+    const Eigen::HouseholderQR<Matrix> qr_v{Matrix(V_)};
+    const Matrix R1 = qr_u.matrixQR().topRows(k).triangularView<Eigen::Upper>();
+    const Matrix R2 = qr_v.matrixQR().topRows(k).triangularView<Eigen::Upper>();
+    const Eigen::JacobiSVD<Matrix> svd(R1 * R2.transpose(), Eigen::ComputeFullU | Eigen::ComputeFullV);
+    const Vector root = svd.singularValues().cwiseSqrt();
+    const Matrix Q1 = qr_u.householderQ() * Matrix::Identity(U_.rows(), k);
+    const Matrix Q2 = qr_v.householderQ() * Matrix::Identity(V_.rows(), k);
+    U_ = Q1 * svd.matrixU() * root.asDiagonal();  // Ũ = W_U √D
+    V_ = Q2 * svd.matrixV() * root.asDiagonal();  // Ṽ = W_V √D
+
+    const double r = general_update(U_.row(entries.row(t)).data(), V_.row(entries.col(t)).data(), k, entries.value(t),
+                                    gain_, identity, identity, old_u.data(), old_v.data());
+    stats.squared_residuals += r * r;
+    stats.squared_change += gain_ * gain_ * r * r * (old_u.squaredNorm() + old_v.squaredNorm());
+    ++stats.processed;
+    if (!std::isfinite(r)) break;
+  }
+  return stats;
+}
+
+void OnlineGeneralTheoretical::rollback() {
+  U_ = saved_U_;
+  V_ = saved_V_;
+}
+
+// ---- Algorithm 3 ----
+
+OnlineGeneral::~OnlineGeneral() = default;
+
+void OnlineGeneral::prepare() {
+  const Index k = U_.cols();
+  eig_U_ = Eigen::SelfAdjointEigenSolver<Matrix>(k);
+  eig_V_ = Eigen::SelfAdjointEigenSolver<Matrix>(k);
+  svd_ = Eigen::JacobiSVD<Matrix>(k, k, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  for (Matrix* m : {&A_, &B_, &half_U_, &half_V_, &core_, &left_, &right_}) m->resize(k, k);
+  old_u_.resize(k);
+  old_v_.resize(k);
+  undo_rows_.resize(static_cast<std::size_t>(options_.batch_size));
+  undo_cols_.resize(static_cast<std::size_t>(options_.batch_size));
+  undo_u_.resize(options_.batch_size, k);
+  undo_v_.resize(options_.batch_size, k);
+  refresh();
+}
+
+bool OnlineGeneral::gauge_maps() {
+  eig_U_.compute(gram_U_);
+  eig_V_.compute(gram_V_);
+  const Vector& dU = eig_U_.eigenvalues();
+  const Vector& dV = eig_V_.eigenvalues();
+  // A factor that lost rank has no inverse square root: the iteration cannot go on.
+  const double floor = 1e-14;
+  if (!(dU.minCoeff() > floor * dU.maxCoeff()) || !(dV.minCoeff() > floor * dV.maxCoeff())) return false;
+  const Matrix& RU = eig_U_.eigenvectors();
+  const Matrix& RV = eig_V_.eigenvectors();
+  // K = D_U^½ R_U' R_V D_V^½ = Q_U D Q_V'.
+  half_U_.noalias() = dU.cwiseSqrt().asDiagonal() * RU.transpose();  // D_U^½ R_U'
+  half_V_.noalias() = dV.cwiseSqrt().asDiagonal() * RV.transpose();  // D_V^½ R_V'
+  core_.noalias() = half_U_ * half_V_.transpose();
+  svd_.compute(core_);
+  // A = R_V D_V^-½ Q_V Q_U' D_U^½ R_U',  B = R_U D_U^-½ Q_U Q_V' D_V^½ R_V'.
+  core_.noalias() = svd_.matrixV() * svd_.matrixU().transpose();  // Q_V Q_U'
+  left_.noalias() = RV * dV.cwiseSqrt().cwiseInverse().asDiagonal();  // R_V D_V^-½
+  right_.noalias() = left_ * core_;
+  A_.noalias() = right_ * half_U_;
+  left_.noalias() = RU * dU.cwiseSqrt().cwiseInverse().asDiagonal();  // R_U D_U^-½
+  right_.noalias() = left_ * core_.transpose();
+  B_.noalias() = right_ * half_V_;
+  return true;
+}
+
+void OnlineGeneral::refresh() {
+  gram_U_.noalias() = U_.transpose() * U_;
+  gram_V_.noalias() = V_.transpose() * V_;
+  if (!gauge_maps()) return;
+  // Ũ = U R_U D_U^-½ Q_U √D = W_U √D and Ṽ = V R_V D_V^-½ Q_V √D = W_V √D: Ũ Ṽ' = U V'.
+  const Vector root = svd_.singularValues().cwiseSqrt();
+  const Matrix to_U = eig_U_.eigenvectors() * eig_U_.eigenvalues().cwiseSqrt().cwiseInverse().asDiagonal() *
+                      svd_.matrixU() * root.asDiagonal();
+  const Matrix to_V = eig_V_.eigenvectors() * eig_V_.eigenvalues().cwiseSqrt().cwiseInverse().asDiagonal() *
+                      svd_.matrixV() * root.asDiagonal();
+  U_ = U_ * to_U;
+  V_ = V_ * to_V;
+  gram_U_.noalias() = U_.transpose() * U_;
+  gram_V_.noalias() = V_.transpose() * V_;
+  since_refresh_ = 0;
+}
+
+BatchStats OnlineGeneral::process(const EntryView& entries) {
+  const Index k = U_.cols();
+  BatchStats stats;
+  undo_size_ = 0;
+  for (Index t = 0; t < entries.size; ++t) {
+    if (!gauge_maps()) {
+      stats.squared_residuals = std::numeric_limits<double>::infinity();  // a factor lost rank: treat as divergence
+      break;
+    }
+    const std::int32_t i = entries.row(t);
+    const std::int32_t j = entries.col(t);
+    double* old_u = undo_u_.row(t).data();
+    double* old_v = undo_v_.row(t).data();
+    double* ui = U_.row(i).data();
+    double* vj = V_.row(j).data();
+    const double r = general_update(ui, vj, k, entries.value(t), gain_, A_, B_, old_u, old_v);
+    undo_rows_[static_cast<std::size_t>(t)] = i;
+    undo_cols_[static_cast<std::size_t>(t)] = j;
+    undo_size_ = t + 1;
+    // Rank-one corrections of the Gram matrices: U'U += u_new u_new' − u_old u_old'.
+    const Eigen::Map<const Vector> u_new(ui, k), v_new(vj, k), u_old(old_u, k), v_old(old_v, k);
+    gram_U_.noalias() += u_new * u_new.transpose();
+    gram_U_.noalias() -= u_old * u_old.transpose();
+    gram_V_.noalias() += v_new * v_new.transpose();
+    gram_V_.noalias() -= v_old * v_old.transpose();
+    stats.squared_residuals += r * r;
+    stats.squared_change += (u_new - u_old).squaredNorm() + (v_new - v_old).squaredNorm();
+    ++stats.processed;
+    if (!std::isfinite(r)) break;
+  }
+  since_refresh_ += stats.processed;
+  return stats;
+}
+
+void OnlineGeneral::rollback() {
+  for (Index s = undo_size_ - 1; s >= 0; --s) {
+    U_.row(undo_rows_[static_cast<std::size_t>(s)]) = undo_u_.row(s);
+    V_.row(undo_cols_[static_cast<std::size_t>(s)]) = undo_v_.row(s);
+  }
+  undo_size_ = 0;
+  refresh();
+}
+
+void OnlineGeneral::after_batch() {
+  if (since_refresh_ >= U_.rows() + V_.rows()) refresh();
+}
+
+}  // namespace rankone::online_completion

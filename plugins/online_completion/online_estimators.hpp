@@ -1,0 +1,154 @@
+#pragma once
+/// \file The online SGD estimators of Jin, Kakade & Netrapalli 2016: `omc_psd` (Algorithm 1),
+/// `omc_general_theoretical` (Algorithm 2) and `omc_general` (Algorithm 3).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "entries.hpp"
+#include "rankone/core/params.hpp"
+#include "rankone/interfaces/estimator.hpp"
+
+namespace rankone::online_completion {
+
+/// Parameters shared by the three online estimators (declared in plugin.cpp).
+struct OnlineOptions {
+  Index rank = 2;
+  std::optional<Index> warm_start_samples;  ///< |Ω_init|; default warm_start_factor · d k log d
+  double warm_start_factor = 3.0;
+  double trim = 4.0;                        ///< warm-start rows capped at ‖u_i‖² ≤ trim · ‖U0‖²_F/d1 (0: off)
+  double step_size = 0.3;                   ///< gain α: η = α / (2 d1 d2 (‖U0‖²_F/d1 + ‖V0‖²_F/d2))
+  std::optional<double> learning_rate;      ///< the paper's η, used as given (overrides step_size)
+  Index batch_size = 1000;                  ///< observations per iteration
+  double divergence_factor = 100.0;
+  int max_iterations = 1000;
+  double tolerance = 0.0;
+
+  explicit OnlineOptions(const Params& p);
+  OnlineOptions() = default;
+};
+
+/// Scales down every row whose squared norm exceeds `factor_of_mean` times the mean squared row
+/// norm (the trimming of Keshavan, Montanari & Oh 2010): a sparse warm start concentrates on the
+/// rows it happened to observe, and a spiky row makes 2ηd1d2(‖u_i‖² + ‖v_j‖²) exceed 2.
+void trim_rows(RowMatrix& factor, double factor_of_mean);
+
+/// What one batch of observations did.
+struct BatchStats {
+  double squared_residuals = 0.0;  ///< Σ r_t², each residual taken before its update (progressive validation)
+  double squared_change = 0.0;     ///< Σ of squared row changes
+  Index processed = 0;
+};
+
+/// Warm start, the batch loop, step size, divergence detection and rollback; subclasses supply the
+/// per-observation update (`process`) and how to undo a batch (`rollback`).
+class OnlineCompletion : public IterativeEstimator {
+ public:
+  explicit OnlineCompletion(OnlineOptions options);
+  ~OnlineCompletion() override;
+
+  void start(DataSource& data, Rng& rng) final;
+  Estimate estimate() const override;
+
+  /// The step multiplier 2 η d1 d2 (2 η d² for Algorithm 1) in use; 0 before start.
+  double gain() const { return gain_; }
+  /// The learning rate η of the paper in use.
+  double learning_rate() const { return learning_rate_; }
+
+ protected:
+  double iterate(DataSource& data) final;
+
+  virtual bool psd() const = 0;
+  virtual std::string algorithm() const = 0;
+  /// Called once the warm start is in U_, V_ (set up caches).
+  virtual void prepare() {}
+  /// Applies the observations one at a time, in order.
+  virtual BatchStats process(const EntryView& entries) = 0;
+  /// Restores the factors held before the last `process` call (after divergence).
+  virtual void rollback() = 0;
+  /// Called after each batch that did not diverge.
+  virtual void after_batch() {}
+
+  OnlineOptions options_;
+  RowMatrix U_;  ///< d1 × k
+  RowMatrix V_;  ///< d2 × k (unused by Algorithm 1, whose estimate is U U')
+  double gain_ = 0.0;
+  double learning_rate_ = 0.0;
+
+ private:
+  double value_rms_ = 0.0;  ///< RMS of the warm-start entries: the scale divergence is judged against
+  std::string warm_start_note_;
+};
+
+/// Algorithm 1: M ≈ U U' for a PSD M; each observation updates rows i and j of U in O(k).
+class OnlinePsd final : public OnlineCompletion {
+ public:
+  using OnlineCompletion::OnlineCompletion;
+  ~OnlinePsd() override;
+
+ protected:
+  bool psd() const override { return true; }
+  std::string algorithm() const override { return "Algorithm 1 (PSD)"; }
+  void prepare() override;
+  BatchStats process(const EntryView& entries) override;
+  void rollback() override;
+
+ private:
+  std::vector<std::int32_t> undo_rows_;  ///< rows saved in the undo log, in update order
+  RowMatrix undo_values_;                ///< their old values (2 per observation, preallocated)
+  Index undo_size_ = 0;
+};
+
+/// Algorithm 2: renormalise U, V through an SVD of U V' (by thin QRs of U and V and a k × k SVD)
+/// before every observation: O((d1 + d2) k²) per observation. A reference for Algorithm 3.
+class OnlineGeneralTheoretical final : public OnlineCompletion {
+ public:
+  using OnlineCompletion::OnlineCompletion;
+  ~OnlineGeneralTheoretical() override;
+
+ protected:
+  bool psd() const override { return false; }
+  std::string algorithm() const override { return "Algorithm 2 (general, SVD renormalisation)"; }
+  BatchStats process(const EntryView& entries) override;
+  void rollback() override;
+
+ private:
+  RowMatrix saved_U_, saved_V_;
+};
+
+/// Algorithm 3: the iterates of Algorithm 2 (the same U V', Lemma 3.2) through k × k
+/// eigen-decompositions of U'U and V'V kept up to date by rank-one corrections: O(k³) per
+/// observation. Every d1 + d2 observations the Gram matrices are recomputed and the factors
+/// rebalanced to U W_U √D, V W_V √D (which leaves U V' unchanged) to stop rounding drift.
+class OnlineGeneral final : public OnlineCompletion {
+ public:
+  using OnlineCompletion::OnlineCompletion;
+  ~OnlineGeneral() override;
+
+ protected:
+  bool psd() const override { return false; }
+  std::string algorithm() const override { return "Algorithm 3 (general, k × k eigen-decompositions)"; }
+  void prepare() override;
+  BatchStats process(const EntryView& entries) override;
+  void rollback() override;
+  void after_batch() override;
+
+ private:
+  /// The gauge maps A, B of Algorithm 3 from the current Gram matrices; false if U or V lost rank.
+  bool gauge_maps();
+  /// Recomputes the Gram matrices and rebalances U, V (U V' unchanged).
+  void refresh();
+
+  Matrix gram_U_, gram_V_;  ///< U'U, V'V
+  Matrix A_, B_;            ///< u_i ← u_i − gain·r·v_j'A,  v_j ← v_j − gain·r·u_i'B
+  Eigen::SelfAdjointEigenSolver<Matrix> eig_U_, eig_V_;
+  Eigen::JacobiSVD<Matrix> svd_;
+  Matrix half_U_, half_V_, core_, left_, right_;  // k × k workspaces (no allocation per observation)
+  Vector old_u_, old_v_;
+  std::vector<std::int32_t> undo_rows_, undo_cols_;
+  RowMatrix undo_u_, undo_v_;
+  Index undo_size_ = 0;
+  Index since_refresh_ = 0;
+};
+
+}  // namespace rankone::online_completion

@@ -1,0 +1,125 @@
+// Registrations of omc_psd, omc_general_theoretical, omc_general, als_completion and sgd_mf.
+#include <memory>
+
+#include "offline_estimators.hpp"
+#include "online_estimators.hpp"
+#include "rankone/plugin/plugin_api.hpp"
+
+namespace rankone::online_completion {
+namespace {
+
+constexpr const char* kPaper =
+    "Jin, Kakade & Netrapalli 2016, Provable Efficient Online Matrix Completion via Non-convex Stochastic Gradient "
+    "Descent (NIPS)";
+
+void declare_online(Schema& s) {
+  s.integer("rank", 2, "rank k of the factors").at_least(1);
+  s.integer("warm_start_samples", std::nullopt,
+            "|Ω_init|, observations used by the warm start; default warm_start_factor · d k log d, d = max(d1, d2)")
+      .make_nullable()
+      .at_least(1);
+  s.number("warm_start_factor", 3.0, "default |Ω_init| in units of d k log d (ignored with warm_start_samples)")
+      .above(0.0);
+  s.number("trim", 4.0,
+           "after the warm start, rows with ‖u_i‖² above trim × the mean squared row norm are scaled down to it "
+           "(Keshavan et al. 2010 trimming; 0: off)")
+      .at_least(0.0);
+  s.number("step_size", 0.3,
+           "gain α = 2 η d1 d2 (‖U0‖²_F/d1 + ‖V0‖²_F/d2): the expected factor an update multiplies the observed "
+           "entry's error by; sets η from the warm start's scale")
+      .above(0.0);
+  s.number("learning_rate", std::nullopt, "the paper's η, used as given (overrides step_size)")
+      .make_nullable()
+      .above(0.0);
+  s.integer("batch_size", 1000, "observations per iteration (each processed on its own, in order)").at_least(1);
+  s.number("divergence_factor", 100.0,
+           "diverged when a batch's RMS residual exceeds this multiple of the RMS of the observed entries")
+      .above(1.0);
+  s.integer("max_iterations", 1000, "iteration (batch) budget").at_least(1);
+  s.number("tolerance", 0.0, "stop when the relative factor change of a batch falls below this (0: never)")
+      .at_least(0.0);
+}
+
+template <class Estimator>
+Registration online_registration(std::string name, std::string summary, std::string citation, std::string doc) {
+  Registration r;
+  r.kind = Kind::estimator;
+  r.name = std::move(name);
+  r.summary = std::move(summary);
+  r.citation = std::move(citation);
+  r.doc_page = std::move(doc);
+  declare_online(r.schema);
+  r.example = {{"rank", 2}};
+  r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<Estimator>(OnlineOptions(p));
+  };
+  return r;
+}
+
+void declare_offline(Schema& s, int max_iterations, bool learning_rate) {
+  s.integer("rank", 2, "rank k of the factors").at_least(1);
+  s.choice("init", learning_rate ? "random" : "spectral", {"spectral", "random"},
+           "initial factors: top-k SVD of d1 d2/|Ω| P_Ω(M) (balanced), or Gaussian with the entries' scale");
+  s.number("regularization", learning_rate ? 1e-6 : 1e-9,
+           learning_rate ? "ridge λ in units of ν = ‖U0‖²_F/d1 + ‖V0‖²_F/d2 (LIBMF's λ for unit-energy rows)"
+                         : "ridge λ_i = regularization · |Ω_i| · (mean squared row norm of the other factor)")
+      .at_least(0.0);
+  if (learning_rate)
+    s.number("learning_rate", 0.1, "step γ in units of 1/ν: the factor an update multiplies the entry's error by")
+        .above(0.0);
+  s.number("divergence_factor", 100.0,
+           "diverged when a pass's RMS training residual exceeds this multiple of the entries' RMS")
+      .above(1.0);
+  s.integer("max_iterations", max_iterations, learning_rate ? "epochs" : "sweeps (U then V)").at_least(1);
+  s.number("tolerance", 1e-10, "stop when the relative change of (U, V) in a pass falls below this").at_least(0.0);
+}
+
+PluginDescriptor describe_online_completion() {
+  PluginDescriptor d;
+  d.registrations.push_back(online_registration<OnlinePsd>(
+      "omc_psd", "online PSD matrix completion: spectral warm start, then one O(k) SGD step per observed entry",
+      std::string(kPaper) + ", Algorithm 1", "docs/plugins/omc_psd.md"));
+  d.registrations.push_back(online_registration<OnlineGeneral>(
+      "omc_general",
+      "online matrix completion: spectral warm start, then one SGD step per observed entry with renormalisation "
+      "through k × k eigen-decompositions, O(k³)",
+      std::string(kPaper) + ", Algorithm 3", "docs/plugins/omc_general.md"));
+  d.registrations.push_back(online_registration<OnlineGeneralTheoretical>(
+      "omc_general_theoretical",
+      "online matrix completion with an SVD renormalisation of U V' every step, O(d k²): a reference for omc_general",
+      std::string(kPaper) + ", Algorithm 2", "docs/plugins/omc_general.md"));
+
+  Registration als;
+  als.kind = Kind::estimator;
+  als.name = "als_completion";
+  als.summary = "offline matrix completion by alternating least squares with a (weighted) ridge term";
+  als.citation = "Jain, Netrapalli & Sanghavi 2013, Low-rank Matrix Completion using Alternating Minimization; "
+                 "Zhou et al. 2008 (weighted-λ ridge); baseline of " + std::string(kPaper) + ", Table 1";
+  als.doc_page = "docs/plugins/als_completion.md";
+  declare_offline(als.schema, 50, false);
+  als.example = {{"rank", 2}};
+  als.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<AlsCompletion>(OfflineOptions(p));
+  };
+  d.registrations.push_back(std::move(als));
+
+  Registration sgd;
+  sgd.kind = Kind::estimator;
+  sgd.name = "sgd_mf";
+  sgd.summary = "offline SGD matrix factorisation (LIBMF's update): epochs over a fixed observed set in shuffled order";
+  sgd.citation = "Chin, Zhuang, Juan & Lin 2015, A Fast Parallel SGD for Matrix Factorization in Shared Memory "
+                 "Systems (LIBMF); baseline of " + std::string(kPaper) + ", Table 1";
+  sgd.doc_page = "docs/plugins/sgd_mf.md";
+  declare_offline(sgd.schema, 100, true);
+  sgd.example = {{"rank", 2}};
+  sgd.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<SgdMf>(OfflineOptions(p));
+  };
+  d.registrations.push_back(std::move(sgd));
+  return d;
+}
+
+}  // namespace
+}  // namespace rankone::online_completion
+
+RANKONE_PLUGIN(rankone::online_completion::describe_online_completion)

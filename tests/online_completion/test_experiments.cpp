@@ -1,0 +1,62 @@
+// Smoke runs of the experiment files in experiments/online_completion/ through the CLI, at a small
+// size (the full runs are in docs/online-completion-experiments.md).
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "test_support.hpp"
+
+using namespace rankone;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Output {
+  int code;
+  std::string text;
+};
+
+Output rankone_cli(const std::string& args) {
+  const std::string cmd = (test::binary_dir() / "bin" / "rankone").string() + " " + args + " 2>&1";
+  std::string text;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+}  // namespace
+
+TEST_CASE("the online-completion experiments run at a small size", "[online_completion][cli]") {
+  const fs::path experiments = test::source_dir() / "experiments" / "online_completion";
+  const fs::path out = fs::temp_directory_path() / "rankone_omc_smoke";
+  struct Smoke {
+    const char* file;
+    const char* overrides;
+  };
+  const Smoke smokes[] = {
+      {"convergence.json",
+       "data.d=200 repetitions=1 estimators.0.max_iterations=3 "
+       "'sweep={\"grid\":{\"data.condition_number\":[1,2]}}'"},
+      {"warm_start.json",
+       "data.d=200 repetitions=1 estimators.0.batch_size=2000 estimators.0.max_iterations=3 "
+       "'sweep={\"grid\":{\"estimators.0.warm_start_factor\":[2,4]}}'"},
+      {"vs_offline.json",
+       "data.d=200 data.size=12000 repetitions=1 estimators.0.max_iterations=2 estimators.1.max_iterations=2 "
+       "estimators.2.max_iterations=2 estimators.3.max_iterations=2"},
+  };
+  for (const Smoke& s : smokes) {
+    fs::remove_all(out);
+    const Output o =
+        rankone_cli("run " + (experiments / s.file).string() + " " + s.overrides + " --out " + out.string() + " --quiet");
+    INFO(s.file << ":\n" << o.text);
+    CHECK(o.code == 0);
+  }
+  fs::remove_all(out);
+}
