@@ -2,29 +2,11 @@
 // file, line and offending text, and no results are presented as complete.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
 #include "file_support.hpp"
 
 using namespace rankone;
 
 namespace {
-
-struct Output {
-  int code;
-  std::string text;
-};
-
-Output run(const std::string& args) {
-  const std::string cmd = (test::binary_dir() / "bin" / "rankone").string() + " " + args + " 2>&1";
-  std::string text;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
-}
 
 std::string experiment(const std::string& data_file) {
   return R"({"name": "file-smoke", "seed": 1, "repetitions": 2,
@@ -42,13 +24,13 @@ TEST_CASE("rankone run over a libsvm file completes; a malformed file exits 2", 
     good += std::to_string((i % 7) * 0.5) + " 1:" + std::to_string(i % 7) + " 3:" + std::to_string(i % 3) + "\n";
   const std::string data = dir.write("good.svm", good);
   const std::string file = dir.write("good.json", experiment(data));
-  const Output ok = run("run " + file + " --out " + (dir.dir / "out").string() + " --jobs 1");
+  const test::CommandOutput ok = test::rankone_cli("run " + file + " --out " + (dir.dir / "out").string() + " --jobs 1");
   INFO(ok.text);
   CHECK(ok.code == 0);
   CHECK_THAT(ok.text, Catch::Contains("2 run now"));
 
   const std::string bad = dir.write("bad.svm", good + "1 1:2 2:inf\n");
-  const Output failed = run("run " + dir.write("bad.json", experiment(bad)) + " --out " + (dir.dir / "bad").string());
+  const test::CommandOutput failed = test::rankone_cli("run " + dir.write("bad.json", experiment(bad)) + " --out " + (dir.dir / "bad").string());
   INFO(failed.text);
   CHECK(failed.code == 2);
   CHECK_THAT(failed.text, Catch::Contains("bad.svm:401") && Catch::Contains("'inf'"));

@@ -3,9 +3,6 @@
 // full-size results are in docs/fm_subgaussian_*.md.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -16,54 +13,30 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Output {
-  int code;
-  std::string text;
-};
-
-Output rankone_cli(const std::string& args) {
-  const std::string cmd = (test::binary_dir() / "bin" / "rankone").string() + " " + args + " 2>&1";
-  std::string text;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
-}
-
 std::string experiment(const std::string& name) {
   return (test::source_dir() / "experiments" / "fm_subgaussian" / name).string();
 }
 
-struct Scratch {
-  fs::path dir;
-  explicit Scratch(const std::string& name) : dir(fs::temp_directory_path() / ("rankone_fm_subgaussian_" + name)) {
-    fs::remove_all(dir);
-  }
-  ~Scratch() { fs::remove_all(dir); }
-};
-
 }  // namespace
 
 TEST_CASE("figure1.json runs (shrunk)", "[fm_subgaussian][experiments]") {
-  Scratch out("figure1");
-  const Output o = rankone_cli("run " + experiment("figure1.json") +
+  test::ScratchDir out("figure1");
+  const test::CommandOutput o = test::rankone_cli("run " + experiment("figure1.json") +
                                " repetitions=1 data.d=20 data.size=1200 data.test_size=500"
                                " estimators.0.batch_size=1200 estimators.0.passes=3 estimators.0.max_iterations=3"
-                               " estimators.1.passes=3 estimators.2.passes=3 --out " + out.dir.string() + " --jobs 1");
+                               " estimators.1.passes=3 estimators.2.passes=3 --out " + out.path().string() + " --jobs 1");
   INFO(o.text);
   CHECK(o.code == 0);
   CHECK_THAT(o.text, Catch::Contains("trials: 9 (9 run now"));
 }
 
 TEST_CASE("mip.json runs (shrunk); Rademacher cells fail on tau", "[fm_subgaussian][experiments]") {
-  Scratch out("mip");
-  const Output o = rankone_cli("run " + experiment("mip.json") +
+  test::ScratchDir out("mip");
+  const test::CommandOutput o = test::rankone_cli("run " + experiment("mip.json") +
                                " repetitions=1 data.d=20 estimators.0.batch_size=2000 estimators.1.batch_size=2000"
                                " estimators.2.batch_size=2000 estimators.0.max_iterations=2 estimators.1.max_iterations=2"
                                " estimators.2.iterations=2 --out " +
-                               out.dir.string() + " --jobs 1");
+                               out.path().string() + " --jobs 1");
   INFO(o.text);
   CHECK(o.code == 1);  // a study with failed trials: the moment-elimination cells on Rademacher data
   CHECK_THAT(o.text, Catch::Contains("trials: 24 (24 run now"));
@@ -72,10 +45,10 @@ TEST_CASE("mip.json runs (shrunk); Rademacher cells fail on tau", "[fm_subgaussi
 
 TEST_CASE("sample_complexity*.json run (shrunk)", "[fm_subgaussian][experiments]") {
   for (const char* file : {"sample_complexity.json", "sample_complexity_ifm.json"}) {
-    Scratch out("sample_complexity");
-    const Output o = rankone_cli("run " + experiment(file) +
+    test::ScratchDir out("sample_complexity");
+    const test::CommandOutput o = test::rankone_cli("run " + experiment(file) +
                                  " repetitions=1 data.d=15 estimators.0.max_iterations=2 record_every=1 --out " +
-                                 out.dir.string() + " --jobs 1");
+                                 out.path().string() + " --jobs 1");
     INFO(file << "\n" << o.text);
     CHECK(o.code == 0);
     CHECK_THAT(o.text, Catch::Contains("trials: 21 (21 run now"));

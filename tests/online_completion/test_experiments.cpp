@@ -2,9 +2,6 @@
 // size (the full runs are in docs/online-completion-experiments.md).
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -12,26 +9,6 @@
 
 using namespace rankone;
 namespace fs = std::filesystem;
-
-namespace {
-
-struct Output {
-  int code;
-  std::string text;
-};
-
-Output rankone_cli(const std::string& args) {
-  const std::string cmd = (test::binary_dir() / "bin" / "rankone").string() + " " + args + " 2>&1";
-  std::string text;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
-}
-
-}  // namespace
 
 TEST_CASE("the online-completion experiments run at a small size", "[online_completion][cli]") {
   const fs::path experiments = test::source_dir() / "experiments" / "online_completion";
@@ -53,8 +30,8 @@ TEST_CASE("the online-completion experiments run at a small size", "[online_comp
   };
   for (const Smoke& s : smokes) {
     fs::remove_all(out);
-    const Output o =
-        rankone_cli("run " + (experiments / s.file).string() + " " + s.overrides + " --out " + out.string() + " --quiet");
+    const test::CommandOutput o =
+        test::rankone_cli("run " + (experiments / s.file).string() + " " + s.overrides + " --out " + out.string() + " --quiet");
     INFO(s.file << ":\n" << o.text);
     CHECK(o.code == 0);
   }
