@@ -26,29 +26,9 @@ Json source_ref(const std::string& truth, bool finite) {
   return s;
 }
 
-/// Hands out the same in-memory batch on every call: times an iteration without the generator.
-class ReplaySource final : public DataSource {
- public:
-  explicit ReplaySource(std::unique_ptr<DataSource> inner) : inner_(std::move(inner)) {}
-  void open(std::uint64_t seed) override {
-    inner_->open(seed);
-    batch_ = inner_->next(kBatch);
-  }
-  ProblemShape shape() const override { return inner_->shape(); }
-  const SensingOperator& sensing_operator() const override { return inner_->sensing_operator(); }
-  bool finite() const override { return false; }
-
- protected:
-  Batch produce(Index) override { return batch_; }
-
- private:
-  std::unique_ptr<DataSource> inner_;
-  Batch batch_;
-};
-
 /// One alternating iteration (residual, two 𝓜 products, QR, w update, intercept refit off).
 void alternating_iteration(benchmark::State& state, const std::string& name) {
-  ReplaySource source(bench::make<DataSource>(source_ref("symmetric", false), Kind::data_source));
+  bench::ReplaySource source(bench::make<DataSource>(source_ref("symmetric", false), Kind::data_source), kBatch);
   source.open(1);
   auto estimator = bench::make<Estimator>(
       Json{{"name", name}, {"rank", kRank}, {"batch_size", kBatch}, {"max_iterations", 1 << 30}, {"tolerance", 0.0}},

@@ -29,29 +29,9 @@ Json estimator_ref(int iterations) {
               {"tolerance", 0.0},       {"divergence_factor", 1e300}};
 }
 
-/// Hands out the same in-memory batch on every call: times an iteration without the generator.
-class ReplaySource final : public DataSource {
- public:
-  explicit ReplaySource(std::unique_ptr<DataSource> inner) : inner_(std::move(inner)) {}
-  void open(std::uint64_t seed) override {
-    inner_->open(seed);
-    batch_ = inner_->next(kBatch);
-  }
-  ProblemShape shape() const override { return inner_->shape(); }
-  const SensingOperator& sensing_operator() const override { return inner_->sensing_operator(); }
-  bool finite() const override { return false; }
-
- protected:
-  Batch produce(Index) override { return batch_; }
-
- private:
-  std::unique_ptr<DataSource> inner_;
-  Batch batch_;
-};
-
 /// One gfm_one_pass iteration (residual, G U, QR, G U_new, w update) on a d = 1000, n = 20 000 batch.
 void BM_GfmIteration(benchmark::State& state) {
-  ReplaySource source(bench::make<DataSource>(source_ref(), Kind::data_source));
+  bench::ReplaySource source(bench::make<DataSource>(source_ref(), Kind::data_source), kBatch);
   source.open(1);
   auto estimator = bench::make<Estimator>(estimator_ref(1 << 30), Kind::estimator);
   Rng rng(2);

@@ -21,4 +21,26 @@ std::unique_ptr<T> make(const Json& ref, Kind kind) {
   return registry().create<T>(validate_plugin_ref(ref, kind, ctx, ""), kind, "");
 }
 
+/// Hands out the same in-memory batch of `batch_size` on every call: times an iteration without
+/// the data generator.
+class ReplaySource final : public DataSource {
+ public:
+  ReplaySource(std::unique_ptr<DataSource> inner, Index batch_size) : inner_(std::move(inner)), batch_size_(batch_size) {}
+  void open(std::uint64_t seed) override {
+    inner_->open(seed);
+    batch_ = inner_->next(batch_size_);
+  }
+  ProblemShape shape() const override { return inner_->shape(); }
+  const SensingOperator& sensing_operator() const override { return inner_->sensing_operator(); }
+  bool finite() const override { return false; }
+
+ protected:
+  Batch produce(Index) override { return batch_; }
+
+ private:
+  std::unique_ptr<DataSource> inner_;
+  Index batch_size_;
+  Batch batch_;
+};
+
 }  // namespace rankone::bench

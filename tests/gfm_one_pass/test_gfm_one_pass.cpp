@@ -334,67 +334,42 @@ namespace fs = std::filesystem;
 
 /// Runs the rankone binary of this build; returns its exit code (output goes to `log`).
 int rankone_cli(const std::string& args, const fs::path& log) {
-  const std::string cmd = (test::binary_dir() / "bin" / "rankone").string() + " " + args + " > " + log.string() + " 2>&1";
+  const std::string cmd = test::rankone_binary() + " " + args + " > " + log.string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 fs::path experiment(const std::string& name) { return test::source_dir() / "experiments" / "gfm" / (name + ".json"); }
 
-/// Every stored point except timings, as sortable text.
-std::vector<std::string> rows_without_seconds(const fs::path& dir) {
-  ResultsStore store(dir);
-  std::vector<std::string> rows;
-  for (const auto& t : store.trials(true))
-    for (const auto& p : t.points) {
-      if (p.metric == "seconds") continue;
-      std::ostringstream os;
-      os.precision(17);
-      os << t.key << "|" << t.status << "|" << p.iteration << "|" << p.samples << "|" << p.metric << "|" << p.value;
-      rows.push_back(os.str());
-    }
-  std::sort(rows.begin(), rows.end());
-  return rows;
-}
-
-struct ScratchDir {
-  fs::path dir;
-  explicit ScratchDir(const std::string& name) : dir(fs::temp_directory_path() / ("rankone_gfm_" + name)) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~ScratchDir() { fs::remove_all(dir); }
-};
-
 }  // namespace
 
 TEST_CASE("gfm_one_pass: every experiment file validates", "[gfm][experiments]") {
-  ScratchDir scratch("validate");
+  test::ScratchDir scratch("validate");
   for (const char* name : {"convergence", "phase_transition", "conditioning", "noise", "samplers", "vs_fm"}) {
     CAPTURE(name);
-    CHECK(rankone_cli("validate " + experiment(name).string(), scratch.dir / "log.txt") == 0);
+    CHECK(rankone_cli("validate " + experiment(name).string(), scratch.path() / "log.txt") == 0);
   }
 }
 
 TEST_CASE("gfm_one_pass: a study gives identical results with 1 and 2 threads", "[gfm][experiments]") {
   // A small version of experiments/gfm/samplers.json: 4 samplers × 2 repetitions, d = 20.
-  ScratchDir scratch("jobs");
+  test::ScratchDir scratch("jobs");
   const std::string overrides =
       " repetitions=2 data.d=20 estimators.0.batch_size=1200 estimators.0.iterations=4 --quiet";
   REQUIRE(rankone_cli("run " + experiment("samplers").string() + overrides + " --jobs 1 --out " +
-                          (scratch.dir / "one").string(),
-                      scratch.dir / "one.txt") <= 1);  // 1: some trial diverged (exponential designs may)
+                          (scratch.path() / "one").string(),
+                      scratch.path() / "one.txt") <= 1);  // 1: some trial diverged (exponential designs may)
   REQUIRE(rankone_cli("run " + experiment("samplers").string() + overrides + " --jobs 2 --out " +
-                          (scratch.dir / "two").string(),
-                      scratch.dir / "two.txt") <= 1);
-  const auto one = rows_without_seconds(scratch.dir / "one");
-  const auto two = rows_without_seconds(scratch.dir / "two");
+                          (scratch.path() / "two").string(),
+                      scratch.path() / "two.txt") <= 1);
+  const auto one = test::rows_without_seconds(scratch.path() / "one");
+  const auto two = test::rows_without_seconds(scratch.path() / "two");
   CHECK(one.size() >= 8 * 5 * 5);  // 8 trials × ≥ 5 recorded iterations × 5 metrics (without seconds)
   CHECK(one == two);
 }
 
 TEST_CASE("gfm_one_pass: smoke runs of the experiment files", "[gfm][experiments]") {
-  ScratchDir scratch("smoke");
+  test::ScratchDir scratch("smoke");
   // Each experiment shrunk to seconds: one repetition, small d, few iterations.
   const std::vector<std::pair<std::string, std::string>> runs = {
       {"convergence", "repetitions=1 data.d=20 estimators.0.iterations=2 estimators.1.iterations=2 "
@@ -411,9 +386,9 @@ TEST_CASE("gfm_one_pass: smoke runs of the experiment files", "[gfm][experiments
   };
   for (const auto& [name, overrides] : runs) {
     CAPTURE(name);
-    const fs::path out = scratch.dir / name;
+    const fs::path out = scratch.path() / name;
     CHECK(rankone_cli("run " + experiment(name).string() + " " + overrides + " --quiet --out " + out.string(),
-                      scratch.dir / (name + ".txt")) <= 1);  // 1: a trial diverged, which is a result
-    CHECK_FALSE(rows_without_seconds(out).empty());
+                      scratch.path() / (name + ".txt")) <= 1);  // 1: a trial diverged, which is a result
+    CHECK_FALSE(test::rows_without_seconds(out).empty());
   }
 }
