@@ -37,6 +37,7 @@ GfmOptions GfmOptions::from_params(const Params& params) {
   o.batch_size = params.integer("batch_size");
   o.init_batch_size = params.has("init_batch_size") ? params.integer("init_batch_size") : o.batch_size;
   o.iterations = static_cast<int>(params.integer("iterations"));
+  o.passes = params.integer("passes");
   o.tolerance = params.number("tolerance");
   o.first_order = params.boolean("first_order");
   o.divergence_factor = params.number("divergence_factor");
@@ -44,7 +45,7 @@ GfmOptions GfmOptions::from_params(const Params& params) {
 }
 
 GfmOnePass::GfmOnePass(const GfmOptions& options)
-    : IterativeEstimator(options.iterations, options.tolerance), options_(options) {}
+    : IterativeEstimator(options.iterations, options.tolerance), options_(options), reader_(options.passes) {}
 
 GfmOnePass::~GfmOnePass() = default;
 
@@ -59,7 +60,8 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
   V_ = Matrix::Zero(d2, options_.rank);
   w_ = has_w_ ? Vector::Zero(d1) : Vector();
 
-  const Batch batch = data.next(options_.init_batch_size);
+  data_ = &data;
+  const Batch batch = reader_.next(data, options_.init_batch_size);
   const SpectralResult init = spectral_estimate(batch, op, shape, options_.rank, /*first_order=*/false, rng);
   if (!init.ok) {
     finish(Status::failed, "spectral initialisation failed: " + init.failure);
@@ -71,6 +73,12 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
   if (!symmetric_) V_ = init.right_vectors * init.values.asDiagonal();
   response_rms_ = rms(batch.y);
   if (!(response_rms_ > 0) || !std::isfinite(response_rms_)) response_rms_ = 1.0;
+}
+
+Summary GfmOnePass::summary() const {
+  Summary s = IterativeEstimator::summary();
+  if (data_ && s.status != Status::running) s.message += reader_.reuse_note(*data_);
+  return s;
 }
 
 LowRankModel GfmOnePass::model() const {
@@ -94,10 +102,14 @@ Matrix GfmOnePass::model_transpose_times(const Matrix& Z) const {
 
 double GfmOnePass::iterate(DataSource& data) {
   const int t = iteration() + 1;
-  const Batch batch = data.next(options_.batch_size);
+  const Batch batch = reader_.next(data, options_.batch_size);
   if (batch.instances() < options_.batch_size) {
-    // A shorter last batch would break the per-iteration sample size the guarantee needs: one pass ends here.
-    finish(Status::max_iterations, "one pass over the data: the source ran out after " +
+    // A shorter last batch would break the per-iteration sample size the guarantee needs: the data end here.
+    const std::string passes = reader_.passes_allowed() == 1
+                                   ? std::string("one pass over the data")
+                                   : std::to_string(reader_.passes_started()) + " passes over the data (passes = " +
+                                         std::to_string(reader_.passes_allowed()) + ")";
+    finish(Status::max_iterations, passes + ": the source ran out after " +
                                        std::to_string(data.samples_drawn()) + " samples (" +
                                        std::to_string(t - 1) + " iterations; the partial last batch of " +
                                        std::to_string(batch.instances()) + " instances is not used)");

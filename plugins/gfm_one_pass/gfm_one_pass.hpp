@@ -3,6 +3,7 @@
 /// matrix sensing (Lin & Ye 2016, Algorithm 1), with the asymmetric (inductive matrix completion)
 /// variant of /work/shared/NOTES.md §1. See docs/plugins/gfm_one_pass.md.
 #include "rankone/core/params.hpp"
+#include "rankone/estimation/batch_reader.hpp"
 #include "rankone/interfaces/estimator.hpp"
 
 namespace rankone::gfm {
@@ -13,6 +14,7 @@ struct GfmOptions {
   Index batch_size = 10000;
   Index init_batch_size = 10000;
   int iterations = 30;
+  Index passes = 1;  ///< passes allowed over a finite source (1: the paper's one pass)
   double tolerance = 1e-9;
   bool first_order = true;
   double divergence_factor = 1e3;
@@ -40,6 +42,8 @@ class GfmOnePass final : public IterativeEstimator {
   /// in the paper; the spectral estimate itself, U Σ V', for other operators).
   void start(DataSource& data, Rng& rng) override;
   Estimate estimate() const override { return model(); }
+  /// The status, with a note when a finite training set was re-used (passes > 1).
+  Summary summary() const override;
 
  protected:
   double iterate(DataSource& data) override;
@@ -58,6 +62,8 @@ class GfmOnePass final : public IterativeEstimator {
   Matrix U_;  ///< d1 × k, orthonormal columns
   Matrix V_;  ///< d2 × k
   Vector w_;  ///< d1, or empty without a first-order term
+  BatchReader reader_;
+  const DataSource* data_ = nullptr;  ///< for the summary's re-use note
   double response_rms_ = 1.0;  ///< RMS of the initialisation responses: the scale divergence is judged on
 };
 

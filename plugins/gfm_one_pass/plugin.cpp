@@ -23,6 +23,10 @@ PluginDescriptor describe_gfm() {
       .at_least(1)
       .make_nullable();
   r.schema.integer("iterations", 30, "iteration budget T (each iteration consumes one fresh batch)").at_least(0);
+  r.schema.integer("passes", 1,
+                   "passes allowed over a finite source (1: one pass, as in the paper; more re-uses the set, which "
+                   "breaks the fresh-batch independence the guarantee assumes, and the summary says so)")
+      .at_least(1);
   r.schema.number("tolerance", 1e-9,
                   "stop (converged) when (‖Δw‖ + ‖ΔM‖_F)/(‖w‖ + ‖M‖_F) between iterations falls below this; 0: never")
       .at_least(0);

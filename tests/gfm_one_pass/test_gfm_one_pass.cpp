@@ -263,6 +263,26 @@ TEST_CASE("gfm_one_pass: a finite source ends the run after one pass", "[gfm]") 
   CHECK_THAT(trace.summary.message, Catch::Contains("partial last batch of 500 instances"));
 }
 
+TEST_CASE("gfm_one_pass: passes > 1 re-uses a finite source, and the summary says so", "[gfm]") {
+  // 10 000 instances, passes = 3: 30 000 instances in all = the initialisation batch of 2000 and 14
+  // full batches of 2000, where one pass alone gives 4.
+  Json source = gfm_source();
+  source["size"] = 10000;
+  Json estimator = gfm(3, 2000, 50);
+  estimator["passes"] = 3;
+  const Trace trace = run(source, estimator, 1);
+  CHECK(trace.summary.status == Status::max_iterations);
+  CHECK(trace.summary.iterations == 14);
+  CHECK_THAT(trace.summary.message, Catch::StartsWith("3 passes over the data (passes = 3)"));
+  CHECK_THAT(trace.summary.message, Catch::Contains("re-used the finite training set (3 passes over 10000 instances"));
+
+  SECTION("the default stays one pass") {
+    const Trace one = run(source, gfm(3, 2000, 50), 1);
+    CHECK(one.summary.iterations == 4);
+    CHECK_THAT(one.summary.message, !Catch::Contains("re-used"));
+  }
+}
+
 TEST_CASE("gfm_one_pass: stopping rule, budget and failures", "[gfm]") {
   SECTION("the relative change falls below the tolerance on noise-free data") {
     const Trace trace = run(gfm_source(), gfm(3, 6000, 60, 1e-6), 1);
@@ -297,7 +317,7 @@ TEST_CASE("gfm_one_pass: stopping rule, budget and failures", "[gfm]") {
 TEST_CASE("gfm_one_pass: the schema rejects bad parameters", "[gfm]") {
   for (const auto& [key, value] : std::vector<std::pair<std::string, Json>>{
            {"rank", 0}, {"batch_size", 0}, {"init_batch_size", 0}, {"iterations", -1}, {"tolerance", -1.0},
-           {"divergence_factor", 1.0}, {"passes", 2}}) {
+           {"divergence_factor", 1.0}, {"passes", 0}}) {
     Json ref = gfm(2, 100, 3);
     ref[key] = value;
     CAPTURE(key);
