@@ -109,10 +109,11 @@ double GfmOnePass::iterate(DataSource& data) {
                                    ? std::string("one pass over the data")
                                    : std::to_string(reader_.passes_started()) + " passes over the data (passes = " +
                                          std::to_string(reader_.passes_allowed()) + ")";
-    finish(Status::max_iterations, passes + ": the source ran out after " +
-                                       std::to_string(data.samples_drawn()) + " samples (" +
-                                       std::to_string(t - 1) + " iterations; the partial last batch of " +
-                                       std::to_string(batch.instances()) + " instances is not used)");
+    const std::string unused = batch.instances() == 0 ? std::string()
+                                                      : "; the partial last batch of " +
+                                                            std::to_string(batch.instances()) + " instances is not used";
+    finish(Status::max_iterations, passes + ": the source ran out after " + std::to_string(data.samples_drawn()) +
+                                       " samples (" + std::to_string(t - 1) + " iterations" + unused + ")");
     return -1.0;
   }
   const SensingOperator& op = data.sensing_operator();

@@ -273,7 +273,8 @@ TEST_CASE("gfm_one_pass: passes > 1 re-uses a finite source, and the summary say
   const Trace trace = run(source, estimator, 1);
   CHECK(trace.summary.status == Status::max_iterations);
   CHECK(trace.summary.iterations == 14);
-  CHECK_THAT(trace.summary.message, Catch::StartsWith("3 passes over the data (passes = 3)"));
+  CHECK_THAT(trace.summary.message, Catch::StartsWith("3 passes over the data (passes = 3): the source ran out after "
+                                                      "30000 samples (14 iterations); re-used"));
   CHECK_THAT(trace.summary.message, Catch::Contains("re-used the finite training set (3 passes over 10000 instances"));
 
   SECTION("the default stays one pass") {
