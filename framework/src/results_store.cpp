@@ -159,6 +159,29 @@ void ResultsStore::write_trial(std::int64_t run_id, const TrialRecord& t) {
   }
 }
 
+namespace {
+
+/// Stored cell numbers index the plan of the run that wrote them; a folder resumed with a changed
+/// sweep holds two plans whose numbers collide. Renumbering by distinct coordinates (ordered by
+/// their first stored cell) keeps different configurations apart in every reader.
+void number_cells_by_coordinates(std::vector<TrialRecord>& trials) {
+  std::map<std::string, std::pair<std::size_t, std::string>> first_cell;  // coordinates → (stored cell, text)
+  for (const auto& t : trials) {
+    const std::string text = t.coordinates.dump();
+    auto [it, fresh] = first_cell.try_emplace(text, t.cell, text);
+    if (!fresh) it->second.first = std::min(it->second.first, t.cell);
+  }
+  std::vector<std::pair<std::size_t, std::string>> order;
+  for (const auto& [text, first] : first_cell) order.push_back(first);
+  std::sort(order.begin(), order.end());
+  std::map<std::string, std::size_t> number;
+  for (std::size_t i = 0; i < order.size(); ++i) number[order[i].second] = i;
+  for (auto& t : trials) t.cell = number.at(t.coordinates.dump());
+  std::stable_sort(trials.begin(), trials.end(), [](const TrialRecord& a, const TrialRecord& b) { return a.cell < b.cell; });
+}
+
+}  // namespace
+
 std::vector<TrialRecord> ResultsStore::trials(bool with_points) const {
   std::vector<TrialRecord> out;
   std::map<std::int64_t, std::size_t> by_id;
@@ -191,6 +214,7 @@ std::vector<TrialRecord> ResultsStore::trials(bool with_points) const {
       out[it->second].points.push_back(Point{static_cast<int>(p.integer(1)), p.integer(2), p.real(3), p.text(4), p.real(5)});
     }
   }
+  number_cells_by_coordinates(out);
   return out;
 }
 

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "rankone/report/report.hpp"
@@ -255,6 +257,40 @@ TEST_CASE("report of an iterative study: curves with bands on a log axis, escape
   CHECK_THAT(html, Contains("error grew past 1e6 &lt;bound&gt;"));
   const std::string table = section(html, "<table class=\"summary\" data-metric=\"rel_error\"", "</table>");
   CHECK(count(table, "<tr>") == 1 + 2 * 2);
+}
+
+TEST_CASE("a folder resumed with a changed sweep keeps the configurations of both plans apart", "[report][store]") {
+  // Two runs whose plans both number their cells from 0, with different coordinates.
+  const fs::path dir = scratch() / "studies" / "changed-grid";
+  ResultsStore store(dir);
+  const auto write_run = [&](const std::vector<int>& sizes) {
+    const Json experiment = {{"name", "grid"}, {"estimators", Json::array({{{"name", "descent"}}})},
+                             {"sweep", {{"grid", {{"data.d", sizes}}}}}};
+    const std::int64_t run = store.begin_run(RunInfo{experiment, "grid.json", "test"});
+    for (std::size_t c = 0; c < sizes.size(); ++c) {
+      TrialRecord t;
+      t.key = "d=" + std::to_string(sizes[c]);
+      t.cell = c;
+      t.coordinates = {{"data.d", sizes[c]}};
+      t.estimator = t.label = "descent";
+      t.status = "converged";
+      t.points.push_back(Point{0, 1, 0.0, "rel_error", static_cast<double>(sizes[c])});
+      store.write_trial(run, t);
+    }
+    store.end_run(run, "complete");
+  };
+  write_run({10, 20});
+  write_run({30, 40, 50});
+
+  const auto trials = store.trials(false);
+  std::map<std::size_t, std::set<std::string>> coordinates_of_cell;
+  for (const auto& t : trials) coordinates_of_cell[t.cell].insert(t.coordinates.dump());
+  CHECK(coordinates_of_cell.size() == 5);
+  for (const auto& [cell, coordinates] : coordinates_of_cell) CHECK(coordinates.size() == 1);
+
+  const auto rows = summarize(store, SummaryOptions{});
+  REQUIRE(rows.size() == 5);
+  for (const auto& r : rows) CHECK(r.mean == r.coordinates["data.d"].get<double>());
 }
 
 TEST_CASE("report of a folder of studies has one section per study", "[report]") {

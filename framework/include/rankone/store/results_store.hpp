@@ -76,7 +76,8 @@ class ResultsStore {
   /// Writes a finished trial and its points atomically.
   void write_trial(std::int64_t run_id, const TrialRecord& trial);
 
-  /// Every trial, with or without its points.
+  /// Every trial, with or without its points. Cells are numbered by distinct sweep coordinates, so
+  /// trials of runs with different sweeps in one folder never share a cell.
   std::vector<TrialRecord> trials(bool with_points) const;
   /// The experiment document of the latest run.
   Json latest_experiment() const;
