@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with clang (-fsanitize=fuzzer,address,undefined).
 #
 #   fuzz/build.sh [BUILD_DIR]        # default /tmp/rankone-fuzz-build
-#   BUILD_DIR/fuzz_libsvm fuzz/corpus/libsvm -max_total_time=60     # see docs/fuzzing.md
+#   fuzz/run.sh BUILD_DIR 60         # every target 60 s, new inputs merged into fuzz/corpus (docs/fuzzing.md)
 #
 # The RankOne core and plugins are configured in BUILD_DIR with the sanitizers (and fuzzer coverage
 # instrumentation), so the experiment loader and the parsers are fuzzed with full coverage.

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "rankone/experiment/experiment.hpp"
 #include "rankone/rankone.hpp"
 
 namespace {
@@ -23,8 +24,12 @@ const rankone::Registry& registry() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const std::filesystem::path file =
-      std::filesystem::temp_directory_path() / ("rankone_fuzz_experiment_" + std::to_string(getpid()) + ".json");
+  // A folder of its own, so that an "extends" by a plain name finds nothing else.
+  static const std::filesystem::path file = [] {
+    const auto dir = std::filesystem::temp_directory_path() / ("rankone_fuzz_experiment_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    return dir / "experiment.json";
+  }();
   {
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

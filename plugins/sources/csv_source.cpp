@@ -2,7 +2,6 @@
 #include "csv_source.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -50,9 +49,13 @@ void split_csv_line(std::string_view line, char delimiter, std::vector<std::stri
 
 bool is_missing_token(std::string_view token) {
   const std::string_view t = trim(token);
-  std::string lower(t);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return lower.empty() || lower == "na" || lower == "n/a" || lower == "?" || lower == "null";
+  // Every field is asked: longer tokens (most numbers) leave at once, without a lower-case copy.
+  if (t.size() > 4) return false;  // the longest missing token is "null"
+  char lower[4];
+  for (std::size_t i = 0; i < t.size(); ++i)
+    lower[i] = t[i] >= 'A' && t[i] <= 'Z' ? static_cast<char>(t[i] - 'A' + 'a') : t[i];
+  const std::string_view l(lower, t.size());
+  return l.empty() || l == "na" || l == "n/a" || l == "?" || l == "null";
 }
 
 CsvReader::CsvReader(StreamOpener opener, CsvOptions options) : opener_(std::move(opener)), options_(std::move(options)) {}

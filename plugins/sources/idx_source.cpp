@@ -1,6 +1,7 @@
 // The `idx` source: header parsing, big-endian decoding, reader and registration.
 #include "idx_source.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -13,6 +14,21 @@ void read_exactly(ByteStream& stream, unsigned char* out, std::size_t n, const s
   std::size_t got = 0;
   while (got < n) {
     const std::size_t step = stream.read(reinterpret_cast<char*>(out) + got, n - got);
+    if (step == 0)
+      data_error(stream.name(), 0, std::to_string(n) + " bytes of " + what,
+                 "the end of the file after " + std::to_string(got));
+    got += step;
+  }
+}
+
+/// Reads exactly n bytes into `buffer`, growing it only as the bytes arrive: a corrupt header that
+/// announces a huge record then fails at the end of the data instead of allocating the announced
+/// size up front.
+void read_record_bytes(ByteStream& stream, std::vector<unsigned char>& buffer, std::size_t n, const std::string& what) {
+  std::size_t got = 0;
+  while (got < n) {
+    if (buffer.size() == got) buffer.resize(std::min(n, std::max<std::size_t>(2 * got, std::size_t{1} << 20)));
+    const std::size_t step = stream.read(reinterpret_cast<char*>(buffer.data()) + got, std::min(n, buffer.size()) - got);
     if (step == 0)
       data_error(stream.name(), 0, std::to_string(n) + " bytes of " + what,
                  "the end of the file after " + std::to_string(got));
@@ -130,7 +146,7 @@ void IdxReader::start(std::uint64_t) {
   open_headers();
   records_ = 0;
   bytes_ = 0;
-  raw_.resize(static_cast<std::size_t>(header_.record_elements()) * header_.element_bytes());
+  record_bytes_ = static_cast<std::size_t>(header_.record_elements()) * header_.element_bytes();
 }
 
 bool IdxReader::next(Record& record) {
@@ -145,8 +161,8 @@ bool IdxReader::next(Record& record) {
   record.clear();
   record.number = records_;
   record.line = records_ + 1;
-  read_exactly(*data_, raw_.data(), raw_.size(), "record " + std::to_string(records_ + 1));
-  bytes_ += raw_.size();
+  read_record_bytes(*data_, raw_, record_bytes_, "record " + std::to_string(records_ + 1));
+  bytes_ += record_bytes_;
   record.feature_value.resize(static_cast<std::size_t>(header_.record_elements()));
   decode_idx_elements(header_.type, raw_.data(), record.feature_value.size(), value_scale_, record.feature_value.data());
   for (std::size_t j = 0; j < record.feature_value.size(); ++j)

@@ -38,7 +38,8 @@ class IdxReader final : public RecordReader {
   std::unique_ptr<ByteStream> data_, labels_;
   IdxHeader header_, label_header_;
   bool have_header_ = false;
-  std::vector<unsigned char> raw_;
+  std::vector<unsigned char> raw_;  ///< the bytes of one record (grown as they arrive)
+  std::size_t record_bytes_ = 0;    ///< bytes of one record, from the header
   std::int64_t records_ = 0;
   std::uint64_t bytes_ = 0;
   std::string name_;

@@ -12,6 +12,8 @@
 #endif
 #ifdef RANKONE_HAVE_JPEG
 #include <jpeglib.h>
+// After jpeglib.h, which it needs: the message codes (JWRN_JPEG_EOF).
+#include <jerror.h>
 #endif
 
 namespace rankone::sources {
@@ -60,14 +62,18 @@ void jpeg_fail(j_common_ptr info) {
   std::longjmp(error->jump, 1);
 }
 
-void jpeg_quiet(j_common_ptr, int) {}  // warnings (e.g. premature end) are not printed
+/// Warnings are not printed, but a premature end of the data is an error: a truncated file is
+/// corrupt (as a truncated gzip file is), not an image padded with grey.
+void jpeg_warning(j_common_ptr info, int level) {
+  if (level < 0 && info->err->msg_code == JWRN_JPEG_EOF) (*info->err->error_exit)(info);
+}
 
 DecodedImage decode_jpeg(const std::string& bytes, bool colour, const std::string& name) {
   jpeg_decompress_struct info;
   JpegError error;
   info.err = jpeg_std_error(&error.manager);
   error.manager.error_exit = jpeg_fail;
-  error.manager.emit_message = jpeg_quiet;
+  error.manager.emit_message = jpeg_warning;
   // Everything the longjmp may skip lives outside this frame's automatic C++ objects.
   auto out = std::make_unique<DecodedImage>();
   if (setjmp(error.jump)) {
@@ -77,15 +83,17 @@ DecodedImage decode_jpeg(const std::string& bytes, bool colour, const std::strin
   jpeg_create_decompress(&info);
   jpeg_mem_src(&info, reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&info, TRUE);
+  // Checked on the header, before decoding: a progressive decoder allocates the whole image at the start.
+  if (std::int64_t{info.image_height} * std::int64_t{info.image_width} > kMaxPixels) {
+    const std::string size = std::to_string(info.image_height) + " x " + std::to_string(info.image_width);
+    jpeg_destroy_decompress(&info);
+    throw DataError(name + ": expected at most 2^28 pixels, found " + size);
+  }
   info.out_color_space = colour ? JCS_RGB : JCS_GRAYSCALE;
   jpeg_start_decompress(&info);
   out->rows = info.output_height;
   out->cols = info.output_width;
   out->channels = info.output_components;
-  if (out->rows * out->cols > kMaxPixels) {
-    jpeg_destroy_decompress(&info);
-    throw DataError(name + ": expected at most 2^28 pixels");
-  }
   out->pixels.resize(static_cast<std::size_t>(out->rows * out->cols * out->channels));
   while (info.output_scanline < info.output_height) {
     unsigned char* row = out->pixels.data() + static_cast<std::size_t>(info.output_scanline) *

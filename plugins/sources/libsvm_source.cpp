@@ -7,6 +7,9 @@ namespace rankone::sources {
 
 namespace {
 
+/// Larger indices are typos or corrupt files: d1 = 2^31 dense features would not fit in memory.
+constexpr std::int64_t kMaxFeatureIndex = (std::int64_t{1} << 31) - 1;
+
 /// The next whitespace-separated token of `rest` (consumed), or an empty view.
 std::string_view next_token(std::string_view& rest) {
   std::size_t begin = 0;
@@ -71,7 +74,9 @@ void parse_libsvm_line(std::string_view line, int index_base, std::int64_t dimen
     const std::string_view key = token.substr(0, colon);
     if (key == "qid") continue;  // ranking query ids carry no feature
     const std::int64_t raw = parse_integer(key, where, line_number, "a feature index");
-    const std::int64_t index = raw - index_base;
+    if (raw > kMaxFeatureIndex) data_error(where, line_number, "feature indices below 2^31", token);
+    // Compared before subtracting the base: raw - 1 overflows for the most negative integer.
+    const std::int64_t index = raw < index_base ? -1 : raw - index_base;
     if (index < 0)
       data_error(where, line_number, "feature indices ≥ " + std::to_string(index_base) +
                                          (index_base == 1 ? " (the file is read as 1-based)" : ""),
