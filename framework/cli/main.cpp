@@ -15,6 +15,7 @@
 #include "rankone/report/report.hpp"
 #include "rankone/runner/runner.hpp"
 #include "rankone/store/results_store.hpp"
+#include "rankone/store/selection.hpp"
 #include "rankone/store/summary.hpp"
 
 #ifdef RANKONE_WITH_MPI
@@ -44,6 +45,12 @@ commands:
                       per cell × estimator × metric: final mean, sd, 95 % CI, median;
                       success rate and samples/seconds to reach X for metric M
                       (default: the experiment's "success" section)
+  select DIR --metric M --tune PATH[,PATH...] --validation PATH=VALUE
+         [--average PATH[,PATH...]] [--outer PATH] [--format table|json]
+                      model selection: per estimator (and --outer value) the tuned sweep
+                      coordinates with the lowest mean validation M (trials whose PATH
+                      is VALUE, averaged over --average), and the test M of that choice
+                      (the other trials); then the mean and sd over the --outer values
   report DIR [--out FILE] [--metric M --below X] [--plot M,...] [--x iteration,samples,seconds]
              [--band Q] [--x-scale auto|linear|log] [--y-scale auto|linear|log] [--title T]
                       write DIR/report.html: curves, phase-transition heat maps and
@@ -320,6 +327,35 @@ int cmd_report(const Args& a) {
   return 0;
 }
 
+int cmd_select(const Args& a) {
+  const std::string usage = "usage: rankone select DIR --metric M --tune PATH[,PATH...] --validation PATH=VALUE "
+                            "[--average PATH[,PATH...]] [--outer PATH] [--format table|json]";
+  if (a.positional.size() != 1) throw UsageError(usage);
+  for (const char* required : {"--metric", "--tune", "--validation"})
+    if (!a.options.count(required)) throw UsageError(std::string(required) + " is required\n" + usage);
+  const fs::path dir = a.positional[0];
+  if (!ResultsStore::exists(dir)) throw InputError(dir.string() + ": no results database here (expected " +
+                                                   ResultsStore::database_path(dir).string() + ")");
+  SelectionOptions o;
+  o.metric = a.options.at("--metric");
+  o.tune = split_commas(a.options.at("--tune"));
+  const std::string& validation = a.options.at("--validation");
+  const auto eq = validation.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UsageError("--validation: expected PATH=VALUE (e.g. data.evaluate_on=validation), found '" + validation + "'");
+  o.validation_path = validation.substr(0, eq);
+  // VALUE as JSON (numbers, null, quoted strings), else as a bare string, like experiment overrides.
+  o.validation_value = Json::parse(validation.substr(eq + 1), nullptr, false);
+  if (o.validation_value.is_discarded()) o.validation_value = validation.substr(eq + 1);
+  if (a.options.count("--average")) o.average = split_commas(a.options.at("--average"));
+  if (a.options.count("--outer")) o.outer = a.options.at("--outer");
+  const std::string format = a.options.count("--format") ? a.options.at("--format") : "table";
+  if (format != "table" && format != "json") throw UsageError("--format: expected table or json, found '" + format + "'");
+  ResultsStore store(dir);
+  write_selection(select_on_validation(summarize(store, SummaryOptions{}), o), o, format, std::cout);
+  return 0;
+}
+
 int cmd_export(const Args& a) {
   if (a.positional.size() != 1) throw UsageError("usage: rankone export DIR [--format csv|json] [--output FILE]");
   const fs::path dir = a.positional[0];
@@ -366,6 +402,8 @@ int main(int argc, char** argv) {
     if (cmd == "report")
       return cmd_report(parse_args(argc, argv, 2,
                                    {"--out", "--metric", "--below", "--plot", "--x", "--band", "--x-scale", "--y-scale", "--title"}, {}));
+    if (cmd == "select")
+      return cmd_select(parse_args(argc, argv, 2, {"--metric", "--tune", "--validation", "--average", "--outer", "--format"}, {}));
     if (cmd == "export") return cmd_export(parse_args(argc, argv, 2, {"--format", "--output"}, {}));
     throw UsageError("unknown command '" + cmd + "'\n" + kUsage);
   } catch (const InputError& e) {

@@ -37,6 +37,7 @@ AlternatingOptions AlternatingOptions::from(const Params& p) {
   o.passes = p.integer("passes");
   o.standardize = p.boolean("standardize");
   o.intercept = p.boolean("intercept") || o.standardize;  // centring creates an intercept
+  o.step_size = p.number("step_size");
   return o;
 }
 
@@ -137,9 +138,10 @@ double AlternatingEstimator::iterate(DataSource& data) {
   const Matrix U_prev = U_;
   const Matrix V_prev = V_;
   const Vector w_prev = w_;
-  U_ = orthonormalize(V_ - correction_times(Z, r, U_prev));
-  V_ = V_ * (U_prev.transpose() * U_) - correction_times(Z, r, U_);
-  if (first_order_) w_ -= first_order_correction(Z, r);
+  const double eta = options_.step_size;
+  U_ = orthonormalize(V_ - eta * correction_times(Z, r, U_prev));
+  V_ = V_ * (U_prev.transpose() * U_) - eta * correction_times(Z, r, U_);
+  if (first_order_) w_ -= eta * first_order_correction(Z, r);
   // The intercept is confounded with tr(M) in mean(r); M and w ignore it (𝓜 removes P0·I or the
   // diagonal), so it is refitted by least squares on this batch once they have moved.
   if (options_.intercept) bias_ -= (predict(Z, model_z()) - y).mean();

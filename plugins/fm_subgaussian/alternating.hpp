@@ -27,6 +27,9 @@ struct AlternatingOptions {
   Index passes = 1;
   bool standardize = false;
   bool intercept = false;
+  /// Step η of the moment updates (1: the paper's update). Below 1 it damps the iteration for data
+  /// whose moments are far from the sub-gaussian model (the unit step then overshoots).
+  double step_size = 1.0;
   /// A residual RMS above this multiple of RMS(y) is divergence.
   double divergence_factor = 1e6;
 

@@ -25,6 +25,8 @@ void declare_alternating(Schema& s, Index default_batch) {
             "learn on per-feature standardised x (mean and std of the first batch); the model is reported in raw "
             "coordinates. Implies intercept");
   s.boolean("intercept", false, "fit a bias b (least squares on each batch after the w, M update)");
+  s.number("step_size", 1.0, "step eta of the w and M updates (1: the paper's update; below 1 damps the "
+                             "iteration on data far from the sub-gaussian moment model)").above(0.0).at_most(1.0);
 }
 
 Registration moment_elimination_registration() {

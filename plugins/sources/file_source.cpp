@@ -137,6 +137,12 @@ std::size_t invalid_utf8_at(std::string_view s) {
   std::size_t i = 0;
   const std::size_t n = s.size();
   while (i < n) {
+    // ASCII (nearly all of a data file) is skipped eight bytes at a time: no byte has its high bit.
+    for (std::uint64_t word; i + 8 <= n; i += 8) {
+      std::memcpy(&word, s.data() + i, 8);
+      if (word & 0x8080808080808080ull) break;
+    }
+    if (i == n) break;
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
       ++i;
@@ -181,7 +187,8 @@ double parse_finite(std::string_view token, const std::string& where, std::int64
   double value = 0.0;
   const char* first = t.data();
   const char* last = t.data() + t.size();
-  if (!t.empty() && *first == '+') ++first;  // from_chars rejects a leading '+'
+  // from_chars rejects a leading '+'; skipped unless a sign follows ("+-1" is not a number).
+  if (t.size() > 1 && *first == '+' && first[1] != '-') ++first;
   const auto [end, ec] = std::from_chars(first, last, value);
   if (t.empty() || ec != std::errc() || end != last)
     data_error(where, line, std::string("a number (") + what + ")", token);
@@ -194,7 +201,7 @@ std::int64_t parse_integer(std::string_view token, const std::string& where, std
   std::int64_t value = 0;
   const char* first = t.data();
   const char* last = t.data() + t.size();
-  if (!t.empty() && *first == '+') ++first;
+  if (t.size() > 1 && *first == '+' && first[1] != '-') ++first;
   const auto [end, ec] = std::from_chars(first, last, value);
   if (t.empty() || ec != std::errc() || end != last)
     data_error(where, line, std::string("an integer (") + what + ")", token);
@@ -208,6 +215,7 @@ void Record::clear() {
   feature_value.clear();
   row = col = -1;
   timestamp = 0.0;
+  part.reset();
 }
 
 // ---- Split ----
@@ -228,6 +236,21 @@ Part part_of(std::int64_t number, std::uint64_t seed, double validation_fraction
   const double u = unit_interval(mix(seed, static_cast<std::uint64_t>(number)));
   if (u < test_fraction) return Part::test;
   if (u < test_fraction + validation_fraction) return Part::validation;
+  return Part::train;
+}
+
+std::int64_t fold_of(std::int64_t number, std::uint64_t seed, std::int64_t folds) {
+  const double u = unit_interval(mix(seed, static_cast<std::uint64_t>(number)));
+  // u < 1, so u·folds < folds up to rounding; the min guards the rounding.
+  return std::min<std::int64_t>(folds - 1, static_cast<std::int64_t>(u * static_cast<double>(folds)));
+}
+
+Part SplitRule::part(std::int64_t number, std::uint64_t open_seed) const {
+  const std::uint64_t s = seed.value_or(open_seed);
+  if (folds == 0) return part_of(number, s, validation_fraction, test_fraction);
+  const std::int64_t fold = fold_of(number, s, folds);
+  if (fold == test_fold) return Part::test;
+  if (fold == validation_fold) return Part::validation;
   return Part::train;
 }
 
@@ -300,11 +323,12 @@ void FileSource::scan() {
   std::vector<Record> reservoir;
   Rng reservoir_rng(derive_seed(seed_, "test-reservoir"));
   const Part served = config_.serve_validation ? Part::validation : Part::train;
+  const Part held_out = config_.evaluate_validation ? Part::validation : Part::test;
 
   Record r;
   while (reader_->next(r)) {
     prepare(r);
-    const Part part = part_of(r.number, seed_, config_.validation_fraction, config_.test_fraction);
+    const Part part = part_of_record(r);
     ++counts_[static_cast<int>(part)];
     if (layout_.entries) {
       max_row = std::max(max_row, r.row);
@@ -339,9 +363,9 @@ void FileSource::scan() {
         }
       }
     }
-    if (part == Part::test) {
-      // Reservoir sampling keeps a uniform subsample of at most test_cap test records.
-      const std::int64_t seen = counts_[static_cast<int>(Part::test)];
+    if (part == held_out) {
+      // Reservoir sampling keeps a uniform subsample of at most test_cap held-out records.
+      const std::int64_t seen = counts_[static_cast<int>(held_out)];
       if (static_cast<std::int64_t>(reservoir.size()) < config_.test_cap) {
         reservoir.push_back(r);
       } else {
@@ -433,7 +457,7 @@ bool FileSource::next_served(Record& out) {
         reader_done_ = true;
         break;
       }
-      if (part_of(r.number, seed_, config_.validation_fraction, config_.test_fraction) == served) {
+      if (part_of_record(r) == served) {
         prepare(r);
         return true;
       }
@@ -560,6 +584,10 @@ Batch FileSource::assemble(std::vector<Record>& records, bool test, std::uint64_
 
 // ---- Registration helpers ----
 
+namespace {
+constexpr double kDefaultTestFraction = 0.2;
+}  // namespace
+
 std::string resolve_data_path(const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path given(path);
@@ -592,8 +620,22 @@ std::unique_ptr<SensingOperator> make_operator(const Params& p, const BuildConte
 void declare_common_parameters(Schema& s, const std::string& default_operator) {
   s.plugin("operator", "operator", default_operator, "sensing operator the records are served for");
   s.number("validation_fraction", 0.0, "fraction of records in the validation part").at_least(0.0).below(1.0);
-  s.number("test_fraction", 0.2, "fraction of records in the test part (test_set())").at_least(0.0).below(1.0);
+  s.number("test_fraction", kDefaultTestFraction, "fraction of records in the test part (test_set())").at_least(0.0).below(1.0);
   s.choice("serve", "train", {"train", "validation"}, "the part next() streams");
+  s.integer("folds", std::nullopt, "k-fold cross-validation: records are dealt into this many folds by the split "
+                                   "hash (replaces validation_fraction and test_fraction; needs split_seed)")
+      .make_nullable().at_least(2);
+  s.integer("test_fold", std::nullopt, "with folds: the fold that is the test part, in [0, folds)")
+      .make_nullable().at_least(0);
+  s.integer("validation_fold", std::nullopt, "with folds: the fold that is the validation part, in [0, folds), "
+                                             "not test_fold (default: none, every other fold trains)")
+      .make_nullable().at_least(0);
+  s.integer("split_seed", std::nullopt, "seed of the split hash (default: the trial's data seed); fix it so that "
+                                        "every cell of a sweep deals the records into the same parts")
+      .make_nullable().at_least(0);
+  s.choice("evaluate_on", "test", {"test", "validation"},
+           "the held-out part test_set() holds, which the prediction metrics score (validation: model selection; "
+           "the test part is then never read past the open pass)");
   s.integer("test_cap", 10000, "at most this many test records are held; a larger test part is subsampled "
                                "uniformly (reservoir sampling)").at_least(1);
   s.integer("shuffle_buffer", 0, "records held for shuffling within a bounded buffer (0 or 1: file order)")
@@ -618,13 +660,55 @@ void declare_feature_parameters(Schema& s) {
 FileSourceConfig read_common_parameters(const Params& p, const SensingOperator& op, const std::string& operator_name,
                                         const RecordLayout& layout) {
   FileSourceConfig c;
-  c.validation_fraction = p.number("validation_fraction");
-  c.test_fraction = p.number("test_fraction");
-  if (c.validation_fraction + c.test_fraction >= 1.0)
-    reject_param(p, "test_fraction", "validation_fraction + test_fraction must be below 1 (nothing left to train on)");
+  SplitRule& split = c.split;
+  split.validation_fraction = p.number("validation_fraction");
+  split.test_fraction = p.number("test_fraction");
+  if (p.has("split_seed")) split.seed = static_cast<std::uint64_t>(p.integer("split_seed"));
+  if (p.has("folds")) {
+    split.folds = p.integer("folds");
+    const auto fold_index = [&](const std::string& name) {
+      const std::int64_t fold = p.integer(name);
+      if (fold >= split.folds)
+        reject_param(p, name, "expected a fold index in [0, " + std::to_string(split.folds) + ") (folds = " +
+                                  std::to_string(split.folds) + "), found " + std::to_string(fold));
+      return fold;
+    };
+    if (!p.has("test_fold")) reject_param(p, "test_fold", "folds needs test_fold: the fold that is the test part");
+    if (!split.seed)
+      reject_param(p, "split_seed", "folds needs a fixed split_seed: the data seed changes with every data.* sweep "
+                                    "coordinate (test_fold included), which would deal the folds anew in each cell");
+    split.test_fold = fold_index("test_fold");
+    if (p.has("validation_fold")) {
+      split.validation_fold = fold_index("validation_fold");
+      if (split.validation_fold == split.test_fold)
+        reject_param(p, "validation_fold", "the validation fold must differ from test_fold (" +
+                                               std::to_string(split.test_fold) + ")");
+    }
+    if (split.folds - (split.validation_fold >= 0 ? 2 : 1) < 1)
+      reject_param(p, "folds", "no fold is left to train on: folds = " + std::to_string(split.folds) +
+                                   " with a test and a validation fold");
+    // The fractions do not apply; a value other than the default would be silently ignored otherwise.
+    if (split.validation_fraction != 0.0)
+      reject_param(p, "validation_fraction", "give either folds or validation_fraction, not both");
+    if (split.test_fraction != kDefaultTestFraction)
+      reject_param(p, "test_fraction", "give either folds or test_fraction, not both");
+  } else {
+    if (p.has("test_fold") || p.has("validation_fold"))
+      reject_param(p, p.has("test_fold") ? "test_fold" : "validation_fold", "fold indices need folds (k ≥ 2)");
+    if (split.validation_fraction + split.test_fraction >= 1.0)
+      reject_param(p, "test_fraction",
+                   "validation_fraction + test_fraction must be below 1 (nothing left to train on)");
+  }
+  const bool has_validation = split.folds > 0 ? split.validation_fold >= 0 : split.validation_fraction > 0.0;
+  const std::string needs_validation = split.folds > 0 ? "validation_fold" : "validation_fraction > 0";
   c.serve_validation = p.string("serve") == "validation";
-  if (c.serve_validation && c.validation_fraction == 0.0)
-    reject_param(p, "serve", "serving the validation part needs validation_fraction > 0");
+  if (c.serve_validation && !has_validation)
+    reject_param(p, "serve", "serving the validation part needs " + needs_validation);
+  c.evaluate_validation = p.string("evaluate_on") == "validation";
+  if (c.evaluate_validation && !has_validation)
+    reject_param(p, "evaluate_on", "evaluating on the validation part needs " + needs_validation);
+  if (c.evaluate_validation && c.serve_validation)
+    reject_param(p, "evaluate_on", "the validation part cannot be both served for training and evaluated on");
   c.test_cap = p.integer("test_cap");
   c.shuffle_buffer = p.integer("shuffle_buffer");
 

@@ -85,6 +85,9 @@ std::string_view trim(std::string_view text);
 
 // ---- Records ----
 
+/// Which part of the split a record belongs to.
+enum class Part { train, validation, test };
+
 /// One parsed record. Feature records fill `features` (dense: `feature_index` empty and
 /// `feature_value` of the full dimension; sparse: sorted indices with their values) and `target`
 /// and/or `labels`; entry records fill `row`, `col`, `target` (and `timestamp` for ratings).
@@ -97,6 +100,9 @@ struct Record {
   std::int64_t row = -1, col = -1;
   double timestamp = 0.0;
   std::int64_t line = 0;  ///< 1-based line (text formats) or record number + 1, for error messages
+  /// Set by a reader that splits the data itself (the chronological split of `ratings`); when
+  /// empty the hash of (number, seed) decides (`part_of`).
+  std::optional<Part> part;
   void clear();
 };
 
@@ -129,20 +135,35 @@ class RecordReader {
 
 // ---- The generic file source ----
 
-/// Which part of the split a record belongs to.
-enum class Part { train, validation, test };
-
 /// The part of record `number` under `seed`: a hash of both mapped to [0, 1) against the fractions.
 Part part_of(std::int64_t number, std::uint64_t seed, double validation_fraction, double test_fraction);
+/// The fold in [0, folds) of record `number` under `seed`: ⌊u·folds⌋ for the same hash u ∈ [0, 1),
+/// so every record is in exactly one fold and fold sizes are multinomial around N/folds.
+std::int64_t fold_of(std::int64_t number, std::uint64_t seed, std::int64_t folds);
+
+/// How records are dealt into train, validation and test: by fractions, or by k-fold
+/// cross-validation (`folds` > 0), where fold `test_fold` is the test part, fold `validation_fold`
+/// (when ≥ 0) the validation part and the other folds the training part.
+struct SplitRule {
+  double validation_fraction = 0.0;
+  double test_fraction = 0.0;
+  std::int64_t folds = 0;             ///< 0: the fraction split
+  std::int64_t test_fold = 0;
+  std::int64_t validation_fold = -1;  ///< -1: no validation fold
+  std::optional<std::uint64_t> seed;  ///< the hash's seed; default: the seed given to open()
+
+  /// The part of record `number`; `open_seed` is used when no seed is fixed.
+  Part part(std::int64_t number, std::uint64_t open_seed) const;
+};
 
 enum class Standardize { none, scale, center_scale };
 enum class LabelView { one_bit, full };
 enum class MissingPolicy { error, skip, zero, mean };
 
 struct FileSourceConfig {
-  double validation_fraction = 0.0;
-  double test_fraction = 0.0;
+  SplitRule split;
   bool serve_validation = false;  ///< next() serves the validation part instead of the training part
+  bool evaluate_validation = false;  ///< test_set() holds the validation part (model selection)
   std::int64_t test_cap = 10000;  ///< at most this many test records (reservoir subsample beyond)
   std::int64_t shuffle_buffer = 0;
   Standardize standardize = Standardize::none;
@@ -169,6 +190,8 @@ class FileSource final : public DataSource {
   bool finite() const override { return true; }
   std::optional<Index> size() const override;
   void rewind() override;
+  /// The held-out batch the prediction metrics score: the test part, or the validation part with
+  /// `evaluate_on: "validation"`.
   const Batch* test_set() const override { return opened_ && test_.size() > 0 ? &test_ : nullptr; }
 
   /// Counts of the open pass.
@@ -185,6 +208,7 @@ class FileSource final : public DataSource {
   void scan();                  ///< the open pass: validation, counts, dimensions, statistics, test set
   Batch assemble(std::vector<Record>& records, bool test, std::uint64_t label_seed) const;
   void standardize_in_place(Record& r) const;
+  Part part_of_record(const Record& r) const { return r.part ? *r.part : config_.split.part(r.number, seed_); }
   /// Shifts class labels by first_label and checks them and the entry indices.
   void prepare(Record& r) const;
 
