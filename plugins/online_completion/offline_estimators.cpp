@@ -6,6 +6,8 @@
 #include <numeric>
 #include <sstream>
 
+#include "biases.hpp"
+
 namespace rankone::online_completion {
 
 namespace {
@@ -53,7 +55,9 @@ OfflineOptions::OfflineOptions(const Params& p)
       learning_rate(p.has("learning_rate") ? p.number("learning_rate") : 0.1),
       divergence_factor(p.number("divergence_factor")),
       max_iterations(static_cast<int>(p.integer("max_iterations"))),
-      tolerance(p.number("tolerance")) {}
+      tolerance(p.number("tolerance")),
+      offset(offset_kind_from_string(p.string("offset"))),
+      offset_regularization(p.number("offset_regularization")) {}
 
 // ---- OfflineCompletion ----
 
@@ -68,11 +72,26 @@ void OfflineCompletion::start(DataSource& data, Rng& rng) {
   if (!data.finite() || !data.size())
     return finish(Status::failed, name() + " needs a fixed observed set: a finite source (synthetic with `size`)");
   const ProblemShape shape = data.shape();
-  const Batch all = data.next(*data.size());  // one pass: Ω
+  Batch all = data.next(*data.size());  // one pass: Ω
   const std::optional<EntryView> entries = entry_view(all);
   if (!entries || entries->size == 0) return finish(Status::failed, "the source holds no observed entries");
   observed_.assign(*entries, shape.d1, shape.d2);
   rng_ = rng;
+  if (options_.offset != OffsetKind::none) {
+    // U V' is fitted to M − offset, the offset being the bias fit on Ω to convergence.
+    BiasFit fit(observed_, options_.offset, options_.offset_regularization);
+    fit.solve(1000, 1e-12);
+    const Biases& b = fit.biases();
+    for (Index t = 0; t < observed_.size(); ++t) {
+      const auto s = static_cast<std::size_t>(t);
+      const double shift = b(observed_.rows[s], observed_.cols[s]);
+      observed_.values[s] -= shift;
+      all.y(t) -= shift / entries->value_scale;  // the spectral start sees the same residuals
+    }
+    offset_mean_ = b.mean;
+    offset_row_ = b.row;
+    offset_col_ = b.col;
+  }
 
   const Index k = options_.rank;
   if (options_.init == "spectral") {
@@ -117,6 +136,7 @@ Estimate OfflineCompletion::estimate() const {
   Estimate e;
   e.left = U_;
   e.right = V_;
+  Biases{offset_mean_, offset_row_, offset_col_}.add_to(e);
   return e;
 }
 

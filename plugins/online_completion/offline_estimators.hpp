@@ -36,6 +36,8 @@ struct OfflineOptions {
   double divergence_factor = 100.0;
   int max_iterations = 100;
   double tolerance = 1e-10;
+  OffsetKind offset = OffsetKind::none;  ///< fitted on Ω, subtracted before U V'
+  double offset_regularization = 10.0;   ///< λ of the bias fit
 
   explicit OfflineOptions(const Params& p);
   OfflineOptions() = default;
@@ -62,6 +64,8 @@ class OfflineCompletion : public IterativeEstimator {
   RowMatrix U_, V_;
   Rng rng_;
   double row_energy_ = 0.0;  ///< ‖U0‖²_F/d1 + ‖V0‖²_F/d2 of the initialisation: the scale of the steps
+  double offset_mean_ = 0.0;     ///< the offset fitted on Ω (μ, and b_row, b_col with "biases")
+  Vector offset_row_, offset_col_;
 
  private:
   RowMatrix saved_U_, saved_V_;

@@ -36,7 +36,10 @@ OnlineOptions::OnlineOptions(const Params& p)
       batch_size(p.integer("batch_size")),
       divergence_factor(p.number("divergence_factor")),
       max_iterations(static_cast<int>(p.integer("max_iterations"))),
-      tolerance(p.number("tolerance")) {
+      tolerance(p.number("tolerance")),
+      warm_start_fit(p.string("warm_start_fit") == "scale"),
+      offset(offset_kind_from_string(p.string("offset"))),
+      offset_regularization(p.number("offset_regularization")) {
   if (p.has("warm_start_samples")) warm_start_samples = p.integer("warm_start_samples");
   if (p.has("learning_rate")) learning_rate = p.number("learning_rate");
 }
@@ -56,7 +59,16 @@ void OnlineCompletion::start(DataSource& data, Rng& rng) {
   const Index warm_samples = options_.warm_start_samples.value_or(static_cast<Index>(
       std::ceil(options_.warm_start_factor * d * static_cast<double>(options_.rank) * std::log(std::max(d, 2.0)))));
 
-  const Batch warm_batch = data.next(warm_samples);
+  Batch warm_batch = data.next(warm_samples);
+  if (options_.offset != OffsetKind::none) {
+    // The warm start factors the entries minus the offset learnt from the warm-start entries.
+    offset_.emplace(options_.offset, options_.offset_regularization, shape.d1, shape.d2);
+    const std::optional<EntryView> entries = entry_view(warm_batch);
+    if (!entries) return finish(Status::failed, "the warm-start batch does not hold single-entry observations");
+    for (Index t = 0; t < entries->size; ++t) offset_->observe(entries->row(t), entries->col(t), entries->value(t));
+    for (Index t = 0; t < entries->size; ++t)
+      warm_batch.y(t) -= (*offset_)(entries->row(t), entries->col(t)) / entries->value_scale;
+  }
   WarmStart warm = spectral_warm_start(warm_batch, data.sensing_operator(), shape, options_.rank, psd(), rng);
   if (!warm.failure.empty()) return finish(Status::failed, "warm start: " + warm.failure);
   if (!warm.converged) warm_start_note_ = " (the warm-start eigensolver stopped before its tolerance)";
@@ -67,6 +79,7 @@ void OnlineCompletion::start(DataSource& data, Rng& rng) {
     if (psd()) V_ = U_;
     else trim_rows(V_, options_.trim);
   }
+  if (options_.warm_start_fit) fit_warm_start_scale(*entry_view(warm_batch));
   value_rms_ = std::sqrt(warm_batch.y.squaredNorm() / static_cast<double>(warm_batch.y.size())) *
                entry_view(warm_batch)->value_scale;
 
@@ -91,11 +104,13 @@ double OnlineCompletion::iterate(DataSource& data) {
     finish(Status::failed, "a batch does not hold single-entry observations (operator 'entry', sampler 'one_hot')");
     return -1.0;
   }
-  const BatchStats stats = process(*entries);
+  if (offset_) saved_offset_ = offset_;
+  const BatchStats stats = process(offset_ ? residual_entries(*entries) : *entries);
   const double residual_rms = std::sqrt(stats.squared_residuals / static_cast<double>(std::max<Index>(stats.processed, 1)));
   if (!std::isfinite(stats.squared_residuals) || stats.processed < entries->size ||
       residual_rms > options_.divergence_factor * value_rms_) {
     rollback();
+    if (offset_) offset_ = saved_offset_;
     finish(Status::diverged, algorithm() + " diverged in iteration " + std::to_string(iteration() + 1) +
                                  ": the RMS residual of the observed entries (" + format(residual_rms) + ") exceeds " +
                                  format(options_.divergence_factor) + " × their RMS (" + format(value_rms_) +
@@ -109,11 +124,43 @@ double OnlineCompletion::iterate(DataSource& data) {
   return std::sqrt(stats.squared_change) / std::max(norm, 1e-300);
 }
 
+void OnlineCompletion::fit_warm_start_scale(const EntryView& entries) {
+  // s = argmin Σ_Ω (s (U V')_ij − m_ij)² = <p, m>/<p, p>, p_ij = (U V')_ij; U, V ← √s U, √s V.
+  double pm = 0.0, pp = 0.0;
+  for (Index t = 0; t < entries.size; ++t) {
+    const double p = U_.row(entries.row(t)).dot((psd() ? U_ : V_).row(entries.col(t)));
+    pm += p * entries.value(t);
+    pp += p * p;
+  }
+  if (!(pp > 0.0) || !(pm > 0.0)) {
+    warm_start_note_ += " (warm_start_fit left the warm start unscaled: no positive least-squares scale)";
+    return;
+  }
+  const double root = std::sqrt(pm / pp);
+  U_ *= root;
+  if (psd()) V_ = U_;
+  else V_ *= root;
+}
+
+EntryView OnlineCompletion::residual_entries(const EntryView& entries) {
+  residuals_.resize(static_cast<std::size_t>(entries.size));
+  for (Index t = 0; t < entries.size; ++t) {
+    const double m = entries.value(t);
+    residuals_[static_cast<std::size_t>(t)] = m - (*offset_)(entries.row(t), entries.col(t));
+    offset_->observe(entries.row(t), entries.col(t), m);
+  }
+  EntryView view = entries;
+  view.y = residuals_.data();
+  view.value_scale = 1.0;
+  return view;
+}
+
 Estimate OnlineCompletion::estimate() const {
   Estimate e;
   e.left = U_;
   e.right = psd() ? U_ : V_;
   e.symmetrize = psd();  // U U' is symmetric; the flag says so
+  if (offset_) offset_->biases().add_to(e);  // PSD: offset "mean" only (checked by the factory)
   return e;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "biases.hpp"
 #include "entries.hpp"
 #include "rankone/core/params.hpp"
 #include "rankone/interfaces/estimator.hpp"
@@ -23,6 +24,9 @@ struct OnlineOptions {
   double divergence_factor = 100.0;
   int max_iterations = 1000;
   double tolerance = 0.0;
+  bool warm_start_fit = false;              ///< rescale U0 V0' by least squares on the warm-start entries
+  OffsetKind offset = OffsetKind::none;     ///< subtracted from each entry before the low-rank update
+  double offset_regularization = 10.0;      ///< λ of the running biases
 
   explicit OnlineOptions(const Params& p);
   OnlineOptions() = default;
@@ -54,6 +58,8 @@ class OnlineCompletion : public IterativeEstimator {
   double gain() const { return gain_; }
   /// The learning rate η of the paper in use.
   double learning_rate() const { return learning_rate_; }
+  /// The offset estimated so far (mean 0 and no biases with offset "none").
+  Biases offset() const { return offset_ ? offset_->biases() : Biases{}; }
 
  protected:
   double iterate(DataSource& data) final;
@@ -76,8 +82,16 @@ class OnlineCompletion : public IterativeEstimator {
   double learning_rate_ = 0.0;
 
  private:
+  /// Scales U0 V0' by the s minimising Σ (s (U0 V0')_ij − m_ij)² over the warm-start entries: the
+  /// d1 d2/|Ω| of the spectral estimate is the right scale only for uniformly sampled entries.
+  void fit_warm_start_scale(const EntryView& entries);
+  /// The entries of `batch` minus the running offset, each taken before the offset learns it.
+  EntryView residual_entries(const EntryView& entries);
+
   double value_rms_ = 0.0;  ///< RMS of the warm-start entries: the scale divergence is judged against
   std::string warm_start_note_;
+  std::optional<RunningBiases> offset_, saved_offset_;
+  std::vector<double> residuals_;
 };
 
 /// Algorithm 1: M ≈ U U' for a PSD M; each observation updates rows i and j of U in O(k).

@@ -1,6 +1,10 @@
-// Registrations of omc_psd, omc_general_theoretical, omc_general, als_completion and sgd_mf.
+// Registrations of omc_psd, omc_general_theoretical, omc_general, als_completion, sgd_mf, bias_baseline and
+// the completion metrics (test_relative_error, test_psnr, export_matrix).
 #include <memory>
+#include <type_traits>
 
+#include "biases.hpp"
+#include "completion_metrics.hpp"
 #include "offline_estimators.hpp"
 #include "online_estimators.hpp"
 #include "rankone/plugin/plugin_api.hpp"
@@ -12,6 +16,16 @@ constexpr const char* kPaper =
     "Jin, Kakade & Netrapalli 2016, Provable Efficient Online Matrix Completion via Non-convex Stochastic Gradient "
     "Descent (NIPS)";
 
+/// The offset subtracted from each entry before the low-rank fit (all completion estimators).
+void declare_offset(Schema& s, const std::string& how) {
+  s.choice("offset", "none", {"none", "mean", "biases"},
+           "subtracted from each observed entry before fitting U V', and added back to the estimate: nothing "
+           "(the paper) | the global mean μ | μ + b_row(i) + b_col(j), regularised biases (" + how + ")");
+  s.number("offset_regularization", 10.0, "λ of the biases: each acts as λ extra entries at the mean (offset "
+                                           "\"biases\")")
+      .at_least(0.0);
+}
+
 void declare_online(Schema& s) {
   s.integer("rank", 2, "rank k of the factors").at_least(1);
   s.integer("warm_start_samples", std::nullopt,
@@ -20,6 +34,9 @@ void declare_online(Schema& s) {
       .at_least(1);
   s.number("warm_start_factor", 3.0, "default |Ω_init| in units of d k log d (ignored with warm_start_samples)")
       .above(0.0);
+  s.choice("warm_start_fit", "none", {"none", "scale"},
+           "none: the paper's warm start d1 d2/|Ω| P_Ω(M) | scale: U0 V0' rescaled by the least-squares factor on "
+           "the warm-start entries (that scale is only right for uniformly sampled entries; cf. OptSpace's fit of S)");
   s.number("trim", 4.0,
            "after the warm start, rows with ‖u_i‖² above trim × the mean squared row norm are scaled down to it "
            "(Keshavan et al. 2010 trimming; 0: off)")
@@ -38,6 +55,7 @@ void declare_online(Schema& s) {
   s.integer("max_iterations", 1000, "iteration (batch) budget").at_least(1);
   s.number("tolerance", 0.0, "stop when the relative factor change of a batch falls below this (0: never)")
       .at_least(0.0);
+  declare_offset(s, "learnt in one pass, O(1) per entry, starting with the warm-start entries");
 }
 
 template <class Estimator>
@@ -51,7 +69,14 @@ Registration online_registration(std::string name, std::string summary, std::str
   declare_online(r.schema);
   r.example = {{"rank", 2}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return std::make_unique<Estimator>(OnlineOptions(p));
+    OnlineOptions options(p);
+    // U U' + b 1' + 1 c' is not symmetric: the PSD estimator takes a scalar offset only.
+    if constexpr (std::is_same_v<Estimator, OnlinePsd>) {
+      if (options.offset == OffsetKind::biases)
+        throw ConfigError("at " + p.path_of("offset") + ": omc_psd completes a symmetric PSD matrix; row and column "
+                          "biases would break the symmetry (use \"mean\" or \"none\")");
+    }
+    return std::make_unique<Estimator>(options);
   };
   return r;
 }
@@ -72,6 +97,7 @@ void declare_offline(Schema& s, int max_iterations, bool learning_rate) {
       .above(1.0);
   s.integer("max_iterations", max_iterations, learning_rate ? "epochs" : "sweeps (U then V)").at_least(1);
   s.number("tolerance", 1e-10, "stop when the relative change of (U, V) in a pass falls below this").at_least(0.0);
+  declare_offset(s, "fitted on Ω to convergence before the first pass");
 }
 
 PluginDescriptor describe_online_completion() {
@@ -116,6 +142,26 @@ PluginDescriptor describe_online_completion() {
     return std::make_unique<SgdMf>(OfflineOptions(p));
   };
   d.registrations.push_back(std::move(sgd));
+
+  Registration biases;
+  biases.kind = Kind::estimator;
+  biases.name = "bias_baseline";
+  biases.summary = "baseline predictor μ + b_u + b_i (global mean and regularised row/column biases) fitted to the "
+                   "observed entries by exact block coordinate descent";
+  biases.citation = "Koren 2008, Factorization Meets the Neighborhood (KDD), Section 2.1, baseline estimates";
+  biases.doc_page = "docs/plugins/bias_baseline.md";
+  biases.schema.choice("terms", "biases", {"mean", "biases"}, "μ alone, or μ + b_row(i) + b_col(j)");
+  biases.schema.number("regularization", 10.0, "λ in Σ_Ω (M_ij − μ − b_i − c_j)² + λ(‖b‖² + ‖c‖²)").at_least(0.0);
+  biases.schema.integer("max_iterations", 100, "sweeps (μ, then rows, then columns)").at_least(1);
+  biases.schema.number("tolerance", 1e-9, "stop when the relative change of (μ, b, c) in a sweep falls below this")
+      .at_least(0.0);
+  biases.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    return std::make_unique<BiasBaseline>(offset_kind_from_string(p.string("terms")), p.number("regularization"),
+                                          static_cast<int>(p.integer("max_iterations")), p.number("tolerance"));
+  };
+  d.registrations.push_back(std::move(biases));
+
+  for (Registration& metric : completion_metric_registrations()) d.registrations.push_back(std::move(metric));
   return d;
 }
 

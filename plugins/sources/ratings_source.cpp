@@ -2,6 +2,8 @@
 #include "ratings_source.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace rankone::sources {
 
@@ -30,13 +32,32 @@ bool parse_rating_line(std::string_view line, std::string_view delimiter, Rating
   return true;
 }
 
+ChronologicalBounds chronological_bounds(const std::vector<double>& timestamps, double validation_fraction,
+                                         double test_fraction) {
+  const std::size_t n = timestamps.size();
+  const auto count = [n](double fraction) {
+    return static_cast<std::size_t>(std::llround(fraction * static_cast<double>(n)));
+  };
+  // A boundary inside a run of equal timestamps moves to the run's end: ties stay in the earlier part.
+  const auto after_ties = [&](std::size_t at) {
+    while (at > 0 && at < n && timestamps[at] == timestamps[at - 1]) ++at;
+    return at;
+  };
+  ChronologicalBounds b;
+  b.test_begin = after_ties(n - std::min(n, count(test_fraction)));
+  const std::size_t validation_count = std::min(b.test_begin, count(validation_fraction));
+  b.validation_begin = std::min(b.test_begin, after_ties(b.test_begin - validation_count));
+  return b;
+}
+
 RatingsReader::RatingsReader(StreamOpener opener, RatingsOptions options)
     : opener_(std::move(opener)), options_(std::move(options)) {}
 
 std::int64_t RatingsReader::index_of(std::int64_t id, std::unordered_map<std::int64_t, std::int64_t>& ids,
                                      std::int64_t declared, const char* what, std::int64_t line) {
   std::int64_t index = id;
-  if (options_.ids == RatingIds::one_based) index = id - 1;
+  // The most negative id has no predecessor (id - 1 would overflow); it is rejected below either way.
+  if (options_.ids == RatingIds::one_based) index = id == std::numeric_limits<std::int64_t>::min() ? -1 : id - 1;
   if (options_.ids == RatingIds::remap) {
     // First appearance order; the map persists across passes, so indices never move.
     const auto found = ids.find(id);
@@ -84,6 +105,14 @@ void RatingsReader::start(std::uint64_t) {
     while (read_line(r)) sorted_.push_back(r);
     std::stable_sort(sorted_.begin(), sorted_.end(),
                      [](const Record& a, const Record& b) { return a.timestamp < b.timestamp; });
+    if (options_.chronological) {
+      std::vector<double> times(sorted_.size());
+      for (std::size_t t = 0; t < sorted_.size(); ++t) times[t] = sorted_[t].timestamp;
+      const ChronologicalBounds b = chronological_bounds(times, options_.chronological->validation_fraction,
+                                                         options_.chronological->test_fraction);
+      for (std::size_t t = 0; t < sorted_.size(); ++t)
+        sorted_[t].part = t >= b.test_begin ? Part::test : t >= b.validation_begin ? Part::validation : Part::train;
+    }
     loaded_ = true;
   }
 }
@@ -120,6 +149,12 @@ std::unique_ptr<Component> make_ratings(const Params& p, const BuildContext& ctx
   if (p.has("items")) o.items = p.integer("items");
   o.by_timestamp = p.string("order") == "timestamp";
   o.value_scale = p.number("value_scale");
+  if (p.string("split") == "chronological") {
+    if (!o.by_timestamp) reject_param(p, "split", "a chronological split needs order \"timestamp\"");
+    if (p.has("folds")) reject_param(p, "folds", "k-fold cross-validation deals records by a hash; it does not apply "
+                                                 "to a chronological split");
+    o.chronological = RatingsOptions::Chronological{p.number("validation_fraction"), p.number("test_fraction")};
+  }
   auto reader = std::make_unique<RatingsReader>(file_opener(resolve_data_path(p.string("file"))), o);
   FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
   config.value_scale = 1.0;  // applied by the reader
@@ -148,6 +183,10 @@ Registration ratings_registration() {
   s.choice("order", "file", {"file", "timestamp"},
            "serve in file order (streaming), or by increasing timestamp (holds all triplets in memory)");
   s.number("value_scale", 1.0, "multiplies every rating");
+  s.choice("split", "random", {"random", "chronological"},
+           "random: each rating's part from a seeded hash; chronological (order \"timestamp\"): the earliest "
+           "ratings train, then validation_fraction validate, the latest test_fraction test (ties at a boundary "
+           "stay in the earlier part)");
   declare_common_parameters(s, "entry");
   r.example = {{"file", "plugins/sources/examples/tiny.ratings.csv"}};
   r.factory = make_ratings;

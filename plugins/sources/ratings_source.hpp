@@ -15,7 +15,23 @@ struct RatingsOptions {
   std::int64_t users = 0, items = 0;  ///< declared dimensions (0: detected)
   bool by_timestamp = false;          ///< serve in timestamp order (holds the file in memory)
   double value_scale = 1.0;
+  /// Chronological split (needs by_timestamp): the earliest ratings train, the next
+  /// `validation_fraction` validate, the latest `test_fraction` test. Unset: the hash split.
+  struct Chronological {
+    double validation_fraction = 0.0;
+    double test_fraction = 0.0;
+  };
+  std::optional<Chronological> chronological;
 };
+
+/// The chronological parts of `count` ratings sorted by time: the boundaries of the validation and
+/// test parts (positions), moved later past equal timestamps so that every rating of a part is
+/// strictly later than every rating of the parts before it. `timestamps` is sorted.
+struct ChronologicalBounds {
+  std::size_t validation_begin = 0, test_begin = 0;
+};
+ChronologicalBounds chronological_bounds(const std::vector<double>& timestamps, double validation_fraction,
+                                         double test_fraction);
 
 /// One parsed triplet (identifiers as written in the file).
 struct RatingLine {
