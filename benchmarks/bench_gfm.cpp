@@ -1,9 +1,12 @@
 // One-pass gFM (plugins/gfm_one_pass) speed: one iteration on an in-memory batch beside the dense
-// products that iteration cannot avoid, and the samples per second of a whole one-pass run beside
-// the raw rate of the data generator. docs/gfm-performance.md records the numbers.
+// products that iteration cannot avoid (and on two threads), the spectral start, and the samples per
+// second of a whole one-pass run beside the raw rate of the data generator and of a naive sampler.
+// docs/gfm-performance.md and docs/PERFORMANCE.md record the numbers.
 //
 //   cmake --build build --target bench_gfm && build/bin/bench_gfm
 #include <benchmark/benchmark.h>
+
+#include <random>
 
 #include "bench_support.hpp"
 
@@ -24,16 +27,17 @@ Json source_ref() {
               {"operator", {{"name", "symmetric_rank_one"}, {"first_order", true}}}};
 }
 
-Json estimator_ref(int iterations) {
-  return Json{{"name", "gfm_one_pass"}, {"rank", kRank},  {"batch_size", kBatch}, {"iterations", iterations},
-              {"tolerance", 0.0},       {"divergence_factor", 1e300}};
+Json estimator_ref(int iterations, int threads = 1) {
+  return Json{{"name", "gfm_one_pass"}, {"rank", kRank},           {"batch_size", kBatch},
+              {"iterations", iterations}, {"tolerance", 0.0},       {"divergence_factor", 1e300},
+              {"threads", threads}};
 }
 
-/// One gfm_one_pass iteration (residual, G U, QR, G U_new, w update) on a d = 1000, n = 20 000 batch.
-void BM_GfmIteration(benchmark::State& state) {
+/// Iterations of gfm_one_pass on `threads` threads, the batch held in memory.
+void gfm_iterations(benchmark::State& state, int threads) {
   bench::ReplaySource source(bench::make<DataSource>(source_ref(), Kind::data_source), kBatch);
   source.open(1);
-  auto estimator = bench::make<Estimator>(estimator_ref(1 << 30), Kind::estimator);
+  auto estimator = bench::make<Estimator>(estimator_ref(1 << 30, threads), Kind::estimator);
   Rng rng(2);
   estimator->start(source, rng);
   for (auto _ : state) {
@@ -41,6 +45,25 @@ void BM_GfmIteration(benchmark::State& state) {
       state.SkipWithError(("estimator stopped: " + estimator->summary().message).c_str());
       break;
     }
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+
+/// One gfm_one_pass iteration (residual, G U, QR, G U_new, w update) on a d = 1000, n = 20 000 batch.
+void BM_GfmIteration(benchmark::State& state) { gfm_iterations(state, 1); }
+
+/// The same on 1 or 2 threads, timed on the wall clock (the CPU time of the process grows with threads).
+void BM_GfmIterationThreads(benchmark::State& state) { gfm_iterations(state, static_cast<int>(state.range(0))); }
+
+/// The spectral start alone (block Krylov eigensolver on the moment estimate of one in-memory batch).
+void BM_GfmStart(benchmark::State& state) {
+  bench::ReplaySource source(bench::make<DataSource>(source_ref(), Kind::data_source), kBatch);
+  source.open(1);
+  for (auto _ : state) {
+    auto estimator = bench::make<Estimator>(estimator_ref(1), Kind::estimator);
+    Rng rng(2);
+    estimator->start(source, rng);
+    if (estimator->summary().status != Status::running) state.SkipWithError(estimator->summary().message.c_str());
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
@@ -81,10 +104,24 @@ void BM_GeneratorRate(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
 
-/// A whole one-pass run on the synthetic stream: spectral start from its own batch, then T = 5
-/// iterations, each drawing a fresh batch; items = samples consumed (6 × 20 000).
+/// The naive sampler on the generator's designs: std::normal_distribution with std::mt19937_64
+/// filling the same d × n matrix (no responses: a lower bound on a naive generator's cost).
+void BM_NaiveDesign(benchmark::State& state) {
+  std::mt19937_64 engine(4);
+  std::normal_distribution<double> normal;
+  Matrix X(kD, kBatch);
+  for (auto _ : state) {
+    for (Index i = 0; i < X.size(); ++i) X.data()[i] = normal(engine);
+    benchmark::DoNotOptimize(X.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+
+/// A whole one-pass run on the synthetic stream: spectral start from its own batch, then T
+/// iterations (the argument; 30 is the estimator's default budget), each drawing a fresh batch;
+/// items = samples consumed ((T + 1) × 20 000), so items per second compare with BM_GeneratorRate.
 void BM_OnePassRun(benchmark::State& state) {
-  const int iterations = 5;
+  const int iterations = static_cast<int>(state.range(0));
   std::uint64_t seed = 5;
   Index samples = 0;
   for (auto _ : state) {
@@ -103,8 +140,11 @@ void BM_OnePassRun(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_GfmIteration)->Unit(benchmark::kMillisecond)->MinTime(3.0);
+BENCHMARK(BM_GfmIterationThreads)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->MinTime(3.0)->UseRealTime()->MeasureProcessCPUTime();
+BENCHMARK(BM_GfmStart)->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(BM_DenseProducts)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 BENCHMARK(BM_GeneratorRate)->Unit(benchmark::kMillisecond)->MinTime(3.0);
-BENCHMARK(BM_OnePassRun)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_NaiveDesign)->Unit(benchmark::kMillisecond)->MinTime(3.0);
+BENCHMARK(BM_OnePassRun)->Arg(5)->Arg(30)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 BENCHMARK_MAIN();

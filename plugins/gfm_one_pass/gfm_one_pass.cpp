@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "rankone/estimation/spectral.hpp"
+#include "rankone/linalg/blocked_products.hpp"
 
 namespace rankone::gfm {
 
@@ -41,6 +42,8 @@ GfmOptions GfmOptions::from_params(const Params& params) {
   o.tolerance = params.number("tolerance");
   o.first_order = params.boolean("first_order");
   o.divergence_factor = params.number("divergence_factor");
+  o.init_tolerance = params.number("init_tolerance");
+  o.threads = static_cast<int>(params.integer("threads"));
   return o;
 }
 
@@ -62,7 +65,9 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
 
   data_ = &data;
   const Batch batch = reader_.next(data, options_.init_batch_size);
-  const SpectralResult init = spectral_estimate(batch, op, shape, options_.rank, /*first_order=*/false, rng);
+  EigenOptions solver;
+  solver.tolerance = options_.init_tolerance;
+  const SpectralResult init = spectral_estimate(batch, op, shape, options_.rank, /*first_order=*/false, rng, solver);
   if (!init.ok) {
     finish(Status::failed, "spectral initialisation failed: " + init.failure);
     return;
@@ -100,6 +105,43 @@ Matrix GfmOnePass::model_transpose_times(const Matrix& Z) const {
   return V_ * (U_.transpose() * Z);
 }
 
+Vector GfmOnePass::dense_residual(const Batch& batch, Matrix& XtU) const {
+  const Matrix& X = batch.left.dense;  // d × n
+  const Index k = U_.cols();
+  Matrix F(X.rows(), 2 * k + (has_w_ ? 1 : 0));
+  F.leftCols(k) = U_;
+  F.middleCols(k, k) = V_;
+  if (has_w_) F.col(2 * k) = w_;
+  const Matrix P = blocked_transpose_times(X, F, resolve_threads(options_.threads));  // n × (2k + 1)
+  // x'(U V' + V U')x / 2 = Σ_a (x'U_a)(x'V_a).
+  Vector fitted = (P.leftCols(k).array() * P.middleCols(k, k).array()).rowwise().sum();
+  if (has_w_) fitted += P.col(2 * k);
+  XtU = P.leftCols(k);
+  return batch.y - fitted;
+}
+
+void GfmOnePass::dense_update(const Batch& batch, const MomentInverse& inverse, const Vector& residual,
+                              const Matrix& XtU, Matrix& U_next, Matrix& V_next, Vector& w_next) const {
+  const Matrix& X = batch.left.dense;
+  const int threads = resolve_threads(options_.threads);
+  const Index k = U_.cols();
+  const double n = static_cast<double>(residual.size());
+  const double shift = inverse.trace_shift * residual.mean();
+  // G Z = scale·(X diag(r) X'Z / n − shift·Z) + M_t Z, as moment_maps computes it.
+  const auto G = [&](const Matrix& X_weighted, const Matrix& Z) -> Matrix {
+    return inverse.scale * (X_weighted / n - shift * Z) + model_times(Z);
+  };
+  // X·[diag(r) X'U, r] in one pass: G U and the first-order step X r.
+  Matrix W(residual.size(), k + (has_w_ ? 1 : 0));
+  W.leftCols(k).noalias() = residual.asDiagonal() * XtU;
+  if (has_w_) W.col(k) = residual;
+  const Matrix A = blocked_times(X, W, threads);
+  U_next = orthonormalize(G(A.leftCols(k), U_));
+  if (has_w_) w_next = w_ + A.col(k) / n;
+  const Matrix XtU_next = blocked_transpose_times(X, U_next, threads);
+  V_next = G(blocked_times(X, residual.asDiagonal() * XtU_next, threads), U_next);
+}
+
 double GfmOnePass::iterate(DataSource& data) {
   const int t = iteration() + 1;
   const Batch batch = reader_.next(data, options_.batch_size);
@@ -118,7 +160,11 @@ double GfmOnePass::iterate(DataSource& data) {
   }
   const SensingOperator& op = data.sensing_operator();
   const LowRankModel before = model();
-  const Vector residual = batch.y - op.forward(batch, before);
+  // x'Mx (+ x'w) on dense designs: the fused path. A symmetric operator measures <x x', M> + x'w by
+  // SensingOperator's definition, so this computes the same quantities up to summation order.
+  const bool dense = symmetric_ && batch.left.kind == DesignSide::Kind::dense && !batch.right;
+  Matrix XtU;
+  const Vector residual = dense ? dense_residual(batch, XtU) : Vector(batch.y - op.forward(batch, before));
 
   // The residual on a fresh batch is an out-of-sample error of the current estimate.
   const double residual_rms = rms(residual);
@@ -130,18 +176,22 @@ double GfmOnePass::iterate(DataSource& data) {
   }
 
   // G = M̂(r) + M_t, applied matrix-free.
-  const MomentMaps moment = moment_maps(batch, op, data.shape(), residual);
   Matrix U_next;
   Matrix V_next;
-  if (symmetric_) {
-    U_next = orthonormalize(moment.times(U_) + model_times(U_));
-    V_next = moment.times(U_next) + model_times(U_next);
-  } else {
-    U_next = orthonormalize(moment.times(V_) + model_times(V_));
-    V_next = moment.transpose_times(U_next) + model_transpose_times(U_next);
-  }
   Vector w_next = w_;
-  if (has_w_) w_next += op.first_order_adjoint(batch, residual) / static_cast<double>(batch.size());
+  if (dense) {
+    dense_update(batch, op.isotropic_inverse(data.shape()), residual, XtU, U_next, V_next, w_next);
+  } else {
+    const MomentMaps moment = moment_maps(batch, op, data.shape(), residual);
+    if (symmetric_) {
+      U_next = orthonormalize(moment.times(U_) + model_times(U_));
+      V_next = moment.times(U_next) + model_times(U_next);
+    } else {
+      U_next = orthonormalize(moment.times(V_) + model_times(V_));
+      V_next = moment.transpose_times(U_next) + model_transpose_times(U_next);
+    }
+    if (has_w_) w_next += op.first_order_adjoint(batch, residual) / static_cast<double>(batch.size());
+  }
 
   if (!U_next.allFinite() || !V_next.allFinite() || !w_next.allFinite()) {
     finish(Status::diverged, "diverged at iteration " + std::to_string(t) +

@@ -18,6 +18,8 @@ struct GfmOptions {
   double tolerance = 1e-9;
   bool first_order = true;
   double divergence_factor = 1e3;
+  double init_tolerance = 1e-3;  ///< the spectral start's eigensolver tolerance (EigenOptions::tolerance)
+  int threads = 1;  ///< threads for the dense products (0: every hardware thread); results do not depend on it
 
   static GfmOptions from_params(const Params& params);
 };
@@ -32,7 +34,9 @@ struct GfmOptions {
 /// - symmetric operators: `M_t = (U V' + V U')/2`, `U ← QR(G U)`, `V ← G U` (new U, same G);
 /// - other operators:     `M_t = U V'`,            `U ← QR(G V)`, `V ← G' U`;
 /// - with a first-order term: `w ← w + 𝒜_w'(r)/n` (= `X r / n`).
-/// Memory O(k d) besides the batch; work O(n d k) per iteration.
+/// Memory O(k d) besides the batch; work O(n d k) per iteration. For x'Mx on dense designs the
+/// iteration takes a fused path that passes over the batch four times (X'[U V w], X·[diag(r)X'U, r],
+/// X'U_new, X·diag(r)X'U_new) in fixed blocks on `threads` threads (rankone/linalg/blocked_products.hpp).
 class GfmOnePass final : public IterativeEstimator {
  public:
   explicit GfmOnePass(const GfmOptions& options);
@@ -55,6 +59,13 @@ class GfmOnePass final : public IterativeEstimator {
   Matrix model_times(const Matrix& Z) const;
   /// M_t' Z without forming M_t.
   Matrix model_transpose_times(const Matrix& Z) const;
+  /// r = y − x_i'M_t x_i − x_i'w_t for x'Mx on dense designs, from one pass X'[U V w]; `XtU` receives
+  /// the n × k block X'U, which G U needs again.
+  Vector dense_residual(const Batch& batch, Matrix& XtU) const;
+  /// The symmetric update (U ← QR(G U), V ← G U_new, w ← w + X r / n) for dense designs, with X'U
+  /// from the residual: three more passes over X instead of the operator-generic path's seven.
+  void dense_update(const Batch& batch, const MomentInverse& inverse, const Vector& residual, const Matrix& XtU,
+                    Matrix& U_next, Matrix& V_next, Vector& w_next) const;
 
   GfmOptions options_;
   bool symmetric_ = true;

@@ -34,6 +34,15 @@ PluginDescriptor describe_gfm() {
   r.schema.number("divergence_factor", 1e3,
                   "diverged when the residual RMS on a fresh batch exceeds this multiple of the initial responses' RMS")
       .above(1);
+  r.schema.number("init_tolerance", 1e-3,
+                  "relative residual at which the spectral start's eigensolver stops: the start only has to be well "
+                  "inside the sampling error of the moment estimate (≈ √(d/n), above 1e-3 up to n = 10⁶·d), not at "
+                  "machine precision")
+      .above(0);
+  r.schema.integer("threads", 1,
+                   "threads for an iteration's dense products (x'Mx on dense designs; 0: every hardware thread). The "
+                   "result is identical for any value; keep 1 when trials already run in parallel (run --jobs > 1)")
+      .at_least(0);
   r.example = Json{{"rank", 2}, {"batch_size", 2000}, {"iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<GfmOnePass>(GfmOptions::from_params(p));

@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""Prints the performance targets of docs/PERFORMANCE.md from the benchmark results of one run.
+
+Usage: benchmarks/targets.py RESULTS_DIR   (benchmarks/run calls it; RESULTS_DIR holds the
+Google Benchmark JSON files bench_*.json and bench_memory.json of that run)
+
+Every figure is a ratio of two measurements taken in the same process (or, for memory, by the same
+parent process), from CPU time, so that it holds on a loaded machine. Exit status 1 if a target
+fails or a measurement is missing.
+"""
+import json
+import pathlib
+import sys
+
+
+def load(results, suite):
+    path = results / f"{suite}.json"
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text())
+    return {b["name"]: b for b in data.get("benchmarks", []) if b.get("run_type", "iteration") == "iteration"}
+
+
+def cpu_seconds(bench):
+    """CPU seconds per benchmark iteration."""
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[bench.get("time_unit", "ns")]
+    return bench["cpu_time"] * scale
+
+
+def real_seconds(bench):
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[bench.get("time_unit", "ns")]
+    return bench["real_time"] * scale
+
+
+def items_per_cpu_second(bench):
+    """Items per CPU second (Google Benchmark's items_per_second divides by the same CPU time)."""
+    return bench["items_per_second"]
+
+
+def find(suite, prefix):
+    for name, bench in suite.items():
+        if name.split("/min_time")[0].split("/iterations")[0] == prefix or name.startswith(prefix + "/"):
+            return bench
+    return None
+
+
+class Report:
+    def __init__(self):
+        self.failed = False
+
+    def target(self, label, ratio, bound, at_least, detail):
+        if ratio is None:
+            print(f"target: {label}: MISSING ({detail})")
+            self.failed = True
+            return
+        ok = ratio >= bound if at_least else ratio <= bound
+        relation = "≥" if at_least else "≤"
+        print(f"target: {label}: ratio {ratio:.3f} (want {relation} {bound}) {'PASS' if ok else 'FAIL'}   [{detail}]")
+        self.failed |= not ok
+
+    @staticmethod
+    def info(label, text):
+        print(f"info:   {label}: {text}")
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    results = pathlib.Path(sys.argv[1])
+    refs = load(results, "bench_references")
+    gfm = load(results, "bench_gfm")
+    omc = load(results, "bench_online_completion")
+    report = Report()
+
+    gemm = find(refs, "BM_Gemm")
+    triad = find(refs, "BM_StreamTriad")
+    if gemm:
+        report.info("machine GEMM (Eigen, 2000²)", f"{gemm['flops'] / 1e9:.1f} GFLOP/s per core")
+    if triad:
+        report.info("machine STREAM triad", f"{triad['bytes_per_second'] / 1e9:.1f} GB/s")
+
+    # 1. One gfm_one_pass iteration against the dense products it needs (same shapes, same process).
+    iteration, products = find(gfm, "BM_GfmIteration"), find(gfm, "BM_DenseProducts")
+    report.target("gfm_one_pass iteration / its dense products (d=1000, k=10, n=20000)",
+                  cpu_seconds(iteration) / cpu_seconds(products) if iteration and products else None, 1.3, False,
+                  f"{cpu_seconds(iteration) * 1e3:.0f} ms vs {cpu_seconds(products) * 1e3:.0f} ms CPU"
+                  if iteration and products else "BM_GfmIteration, BM_DenseProducts")
+
+    # 2. The whole one-pass run against the generator alone, and the generator against the naive sampler.
+    run, generator, naive_design = find(gfm, "BM_OnePassRun/30"), find(gfm, "BM_GeneratorRate"), find(gfm, "BM_NaiveDesign")
+    if run and generator:
+        report.target("one-pass run throughput / generator alone (synthetic Gaussian stream)",
+                      items_per_cpu_second(run) / items_per_cpu_second(generator), 0.5, True,
+                      f"{items_per_cpu_second(run):.0f} vs {items_per_cpu_second(generator):.0f} samples per CPU s")
+    else:
+        report.target("one-pass run throughput / generator alone", None, 0.5, True, "BM_OnePassRun, BM_GeneratorRate")
+    naive, fill = find(refs, "BM_NaiveNormal"), find(refs, "BM_FillNormal")
+    report.target("normal generator Rng::fill_normal / naive sampler (std::normal_distribution + mt19937_64)",
+                  items_per_cpu_second(fill) / items_per_cpu_second(naive) if naive and fill else None, 3.0, True,
+                  f"{items_per_cpu_second(fill) / 1e6:.0f} M/s vs {items_per_cpu_second(naive) / 1e6:.0f} M/s"
+                  if naive and fill else "BM_FillNormal, BM_NaiveNormal")
+    if generator and naive_design:
+        report.info("synthetic source (designs + responses) vs naive sampler filling the designs alone",
+                    f"{items_per_cpu_second(generator) / items_per_cpu_second(naive_design):.2f} × "
+                    f"({items_per_cpu_second(generator):.0f} vs {items_per_cpu_second(naive_design):.0f} samples per CPU s)")
+
+    # 3. omc_psd against a bare loop doing the same arithmetic on the same rows.
+    psd, bare = find(omc, "BM_omc_psd/8"), find(omc, "BM_bare_two_row_loop/8")
+    report.target("omc_psd updates / bare two-row loop (k=8, d=10000)",
+                  items_per_cpu_second(psd) / items_per_cpu_second(bare) if psd and bare else None, 0.5, True,
+                  f"{items_per_cpu_second(psd) / 1e6:.1f} M/s vs {items_per_cpu_second(bare) / 1e6:.1f} M/s"
+                  if psd and bare else "BM_omc_psd/8, BM_bare_two_row_loop/8")
+
+    # 4. Peak memory against the stream's length.
+    memory_path = results / "bench_memory.json"
+    if memory_path.exists():
+        runs = {r["samples"]: r["peak_rss_kib"] for r in json.loads(memory_path.read_text())["runs"]}
+        short, long = runs.get(100000), runs.get(10000000)
+        report.target("peak RSS, 10^7 / 10^5 samples (one-pass run, d=1000)",
+                      long / short if short and long else None, 2.0, False,
+                      f"{long / 1024:.0f} MiB vs {short / 1024:.0f} MiB" if short and long else "runs missing")
+    else:
+        report.target("peak RSS, 10^7 / 10^5 samples", None, 2.0, False, "bench_memory.json")
+
+    # 5. Threads: the iteration on two threads (information: the speed-up depends on the load).
+    one, two = find(gfm, "BM_GfmIterationThreads/1"), find(gfm, "BM_GfmIterationThreads/2")
+    if one and two:
+        report.info("gfm iteration speed-up, 2 threads vs 1 (wall time)",
+                    f"{real_seconds(one) / real_seconds(two):.2f} × ({real_seconds(one) * 1e3:.0f} ms → "
+                    f"{real_seconds(two) * 1e3:.0f} ms)")
+    sys.exit(1 if report.failed else 0)
+
+
+if __name__ == "__main__":
+    main()
