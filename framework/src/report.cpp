@@ -90,8 +90,6 @@ std::string number(double v, int precision = 4) {
   return buf;
 }
 
-std::string value_text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
   for (std::size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size()))
     s.replace(pos, from.size(), to);

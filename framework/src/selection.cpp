@@ -15,14 +15,6 @@ namespace rankone {
 
 namespace {
 
-std::string text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
-std::string coordinates_text(const Json& c) {
-  std::string s;
-  for (auto it = c.begin(); it != c.end(); ++it) s += (s.empty() ? "" : " ") + it.key() + "=" + text(it.value());
-  return s;
-}
-
 std::string number(double v) {
   std::ostringstream os;
   os << std::setprecision(6) << v;
@@ -78,7 +70,7 @@ std::vector<Selection> select_on_validation(const std::vector<SummaryRow>& rows,
   }
   if (!any_metric) throw UsageError("select: no final values of metric '" + o.metric + "' in these results");
   if (validation.empty())
-    throw UsageError("select: no validation trials (" + o.validation_path + " = " + text(o.validation_value) + ")");
+    throw UsageError("select: no validation trials (" + o.validation_path + " = " + value_text(o.validation_value) + ")");
 
   std::vector<Selection> out;
   for (const auto& [unit, candidates] : validation) {
@@ -189,7 +181,7 @@ void write_selection(const std::vector<Selection>& selections, const SelectionOp
   std::vector<std::vector<std::string>> table = {{"estimator", "group", o.outer.value_or("outer"), "chosen",
                                                   "validation", "test", "candidates", "failed", "status"}};
   for (const Selection& s : selections)
-    table.push_back({s.label, coordinates_text(s.group), s.outer.is_null() ? "" : text(s.outer),
+    table.push_back({s.label, coordinates_text(s.group), s.outer.is_null() ? "" : value_text(s.outer),
                      s.chosen.is_null() ? "" : coordinates_text(s.chosen),
                      s.chosen.is_null() ? "" : number(s.validation), s.test ? number(*s.test) : "",
                      std::to_string(s.candidates), std::to_string(s.failed_candidates), s.status});

@@ -114,14 +114,16 @@ std::string number(double v) {
 
 std::string optional_number(const std::optional<double>& v) { return v ? number(*v) : ""; }
 
-std::string coordinates_text(const Json& c) {
+}  // namespace
+
+std::string value_text(const Json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+
+std::string coordinates_text(const Json& coordinates) {
   std::string s;
-  for (auto it = c.begin(); it != c.end(); ++it)
-    s += (s.empty() ? "" : " ") + it.key() + "=" + (it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
+  for (auto it = coordinates.begin(); it != coordinates.end(); ++it)
+    s += (s.empty() ? "" : " ") + it.key() + "=" + value_text(it.value());
   return s;
 }
-
-}  // namespace
 
 void write_summary(const std::vector<SummaryRow>& rows, const std::string& format, std::ostream& out) {
   const std::vector<std::string> header = {"cell", "coordinates", "estimator", "metric", "n", "failed", "mean", "sd",

@@ -60,11 +60,11 @@ void OnlineCompletion::start(DataSource& data, Rng& rng) {
       std::ceil(options_.warm_start_factor * d * static_cast<double>(options_.rank) * std::log(std::max(d, 2.0)))));
 
   Batch warm_batch = data.next(warm_samples);
+  const std::optional<EntryView> entries = entry_view(warm_batch);  // views warm_batch.y, so sees its edits
+  if (!entries) return finish(Status::failed, "the warm-start batch does not hold single-entry observations");
   if (options_.offset != OffsetKind::none) {
     // The warm start factors the entries minus the offset learnt from the warm-start entries.
     offset_.emplace(options_.offset, options_.offset_regularization, shape.d1, shape.d2);
-    const std::optional<EntryView> entries = entry_view(warm_batch);
-    if (!entries) return finish(Status::failed, "the warm-start batch does not hold single-entry observations");
     for (Index t = 0; t < entries->size; ++t) offset_->observe(entries->row(t), entries->col(t), entries->value(t));
     for (Index t = 0; t < entries->size; ++t)
       warm_batch.y(t) -= (*offset_)(entries->row(t), entries->col(t)) / entries->value_scale;
@@ -79,9 +79,9 @@ void OnlineCompletion::start(DataSource& data, Rng& rng) {
     if (psd()) V_ = U_;
     else trim_rows(V_, options_.trim);
   }
-  if (options_.warm_start_fit) fit_warm_start_scale(*entry_view(warm_batch));
+  if (options_.warm_start_fit) fit_warm_start_scale(*entries);
   value_rms_ = std::sqrt(warm_batch.y.squaredNorm() / static_cast<double>(warm_batch.y.size())) *
-               entry_view(warm_batch)->value_scale;
+               entries->value_scale;
 
   // The step multiplies the residual of the observed entry by 2 η d1 d2 (‖u_i‖² + ‖v_j‖²) in
   // expectation over the entry; step_size is that number for the warm start's row norms.

@@ -36,6 +36,11 @@ struct SummaryRow {
 double t_quantile_975(std::size_t df);
 
 std::vector<SummaryRow> summarize(const ResultsStore& store, const SummaryOptions& options);
+/// A sweep value as tables show it: strings bare, anything else as JSON.
+std::string value_text(const Json& value);
+/// Sweep coordinates as "path=value path=value" (value_text of each value).
+std::string coordinates_text(const Json& coordinates);
+
 /// Writes rows as an aligned table, CSV or JSON.
 void write_summary(const std::vector<SummaryRow>& rows, const std::string& format, std::ostream& out);
 
