@@ -124,7 +124,8 @@ ComposedExperiment load_experiment(const Args& a, const std::string& command) {
 
 Registry load_registry(const ComposedExperiment* exp) {
   Registry r;
-  r.load_default(exp ? experiment_plugin_paths(*exp) : std::vector<fs::path>{});
+  r.load_default();
+  if (exp) load_experiment_plugins(r, *exp);
   return r;
 }
 
@@ -147,6 +148,18 @@ std::size_t count_failures(const Plan& plan, const fs::path& out) {
 #ifdef RANKONE_WITH_MPI
 std::unique_ptr<mpi::Session> mpi_session;  // set when started by mpirun with several ranks
 #endif
+
+/// The exit code of a command stopped by an error. Under mpirun the whole job ends with it: the
+/// other ranks would otherwise wait forever for this one (e.g. rank 0 cannot open the store).
+int stop_on_error(int code) {
+#ifdef RANKONE_WITH_MPI
+  if (mpi_session) {
+    std::cerr.flush();
+    mpi_session->abort(code);
+  }
+#endif
+  return code;
+}
 
 int cmd_run(const Args& a, const std::string& cmdline) {
   const auto exp = load_experiment(a, "run");
@@ -408,9 +421,9 @@ int main(int argc, char** argv) {
     throw UsageError("unknown command '" + cmd + "'\n" + kUsage);
   } catch (const InputError& e) {
     std::cerr << "rankone: error: " << e.what() << "\n";
-    return 2;
+    return stop_on_error(2);
   } catch (const std::exception& e) {
     std::cerr << "rankone: runtime failure: " << e.what() << "\n";
-    return 1;
+    return stop_on_error(1);
   }
 }

@@ -36,6 +36,10 @@ Session::Session(int& argc, char**& argv) : impl_(std::make_unique<Impl>(argc, a
 Session::~Session() = default;
 int Session::rank() const { return impl_->world.rank(); }
 int Session::size() const { return impl_->world.size(); }
+void Session::abort(int code) const {
+  boost::mpi::environment::abort(code);
+  std::_Exit(code);  // MPI_Abort does not return; this only tells the compiler so
+}
 
 TrialExecutor coordinator(const Session& session, const Plan& plan) {
   return [&session, &plan](const std::vector<const TrialSpec*>& todo, const Registry&, const TrialEvents& events) {

@@ -21,6 +21,9 @@ class Session {
   ~Session();
   int rank() const;
   int size() const;
+  /// Ends every rank of the job with exit code `code` (MPI_Abort): a rank that stops on an error
+  /// must not leave the others waiting for messages that never come.
+  [[noreturn]] void abort(int code) const;
 
  private:
   struct Impl;

@@ -187,6 +187,14 @@ std::vector<fs::path> experiment_plugin_paths(const ComposedExperiment& experime
   return out;
 }
 
+void load_experiment_plugins(Registry& registry, const ComposedExperiment& experiment) {
+  const auto paths = experiment_plugin_paths(experiment);
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const std::string pointer = "/plugin_paths/" + std::to_string(i);
+    registry.load_path(paths[i], experiment.origin_of(pointer) + ": at " + pointer);
+  }
+}
+
 namespace {
 
 const std::set<std::string> kTopLevelKeys = {"name", "description", "seed", "repetitions", "plugin_paths", "data",

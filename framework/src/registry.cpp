@@ -1,8 +1,11 @@
 // The registry of plugin registrations and the plugin library loader.
 #include "rankone/plugin/registry.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <sstream>
 
 #include <boost/dll/runtime_symbol_info.hpp>
@@ -79,9 +82,14 @@ void Registry::load_library(const std::filesystem::path& file) {
   boost::dll::shared_library lib;
   boost::dll::fs::error_code load_error;
   lib.load(canonical.string(), boost::dll::load_mode::default_mode, load_error);
-  if (load_error || !lib.is_loaded())
-    throw PluginError("cannot load plugin library " + canonical.string() + ": " + load_error.message() +
-                      " (missing, corrupt or built for another system?)");
+  if (load_error || !lib.is_loaded()) {
+    // Boost reports every dlopen failure as "Bad file descriptor"; the loader's own reason
+    // ("invalid ELF header", "undefined symbol: ...") is what tells the user what is wrong.
+    const char* reason = ::dlerror();
+    throw PluginError("cannot load plugin library " + canonical.string() + ": " +
+                      (reason ? std::string(reason) : load_error.message()) +
+                      " (corrupt, not a shared library, or built for another system?)");
+  }
   if (!lib.has("rankone_plugin_api_version") || !lib.has("rankone_plugin_fingerprint") || !lib.has("rankone_plugin"))
     throw PluginError(canonical.string() + " is not a RankOne plugin: it does not export rankone_plugin, "
                       "rankone_plugin_api_version and rankone_plugin_fingerprint (define them with RANKONE_PLUGIN)");
@@ -101,10 +109,13 @@ void Registry::load_library(const std::filesystem::path& file) {
     throw PluginError("plugin API version mismatch in " + canonical.string() + " (descriptor says " +
                       std::to_string(descriptor.api_version) + ")");
   // Check every name first so that a failing library adds nothing.
+  std::set<std::string> names;
   for (const auto& r : descriptor.registrations) {
     if (entries_.count(r.name))
       throw PluginError("duplicate plugin name '" + r.name + "': registered by " + entries_.at(r.name).library +
                         " and by " + canonical.string());
+    if (!names.insert(r.name).second)
+      throw PluginError("duplicate plugin name '" + r.name + "': registered twice by " + canonical.string());
   }
   for (auto& r : descriptor.registrations) {
     r.library = canonical.string();
@@ -130,21 +141,25 @@ std::filesystem::path Registry::default_plugin_folder() {
   return core.parent_path() / "rankone" / "plugins";
 }
 
+void Registry::load_path(const std::filesystem::path& path, const std::string& source) {
+  try {
+    if (std::filesystem::is_directory(path)) load_folder(path); else load_library(path);
+  } catch (const PluginError& e) {
+    if (source.empty()) throw;
+    throw PluginError(source + ": " + e.what());
+  }
+}
+
 void Registry::load_default(const std::vector<std::filesystem::path>& extra) {
   const auto builtin = default_plugin_folder();
   if (std::filesystem::is_directory(builtin)) load_folder(builtin);
   if (const char* env = std::getenv("RANKONE_PLUGIN_PATH")) {
     std::stringstream ss(env);
     std::string item;
-    while (std::getline(ss, item, ':')) {
-      if (item.empty()) continue;
-      const std::filesystem::path p(item);
-      if (std::filesystem::is_directory(p)) load_folder(p); else load_library(p);
-    }
+    while (std::getline(ss, item, ':'))
+      if (!item.empty()) load_path(item, "RANKONE_PLUGIN_PATH");
   }
-  for (const auto& p : extra) {
-    if (std::filesystem::is_directory(p)) load_folder(p); else load_library(p);
-  }
+  for (const auto& p : extra) load_path(p);
 }
 
 const Registration& Registry::get(const std::string& name, std::optional<Kind> kind) const {

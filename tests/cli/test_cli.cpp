@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "rankone/plugin/plugin_api.hpp"
 #include "rankone/store/results_store.hpp"
 #include "test_support.hpp"
 
@@ -139,6 +140,86 @@ TEST_CASE("an experiment's plugin_paths are loaded, and a bad library there is a
   CHECK_THAT(missing.text, Catch::Contains("plugin library not found: " + (s.path() / "no_such_plugin.so").string()));
 }
 
+TEST_CASE("every plugin error exits with code 2 and says which library, where it was listed and what is wrong",
+          "[cli][plugins]") {
+  test::ScratchDir s("plugin_errors");
+  const fs::path bad_dir = fs::canonical(test::binary_dir() / "tests" / "bad_plugins");
+  const fs::path samplers = fs::canonical(test::binary_dir() / "lib" / "rankone" / "plugins" / "librankone_samplers.so");
+  const auto with_plugin_path = [](const fs::path& path, const std::string& args) {
+    return test::run_command("RANKONE_PLUGIN_PATH='" + path.string() + "' " + test::rankone_binary() + " " + args + " 2>&1");
+  };
+
+  const auto dup = with_plugin_path(bad_dir / "libbad_duplicate_name.so", "plugins");
+  CHECK(dup.code == 2);
+  CHECK_THAT(dup.text, Catch::Contains("rankone: error: RANKONE_PLUGIN_PATH: duplicate plugin name 'gaussian': registered by " +
+                                       samplers.string() + " and by " + (bad_dir / "libbad_duplicate_name.so").string()));
+
+  const auto fingerprint = with_plugin_path(bad_dir / "libbad_fingerprint_mismatch.so", "describe spectral");
+  CHECK(fingerprint.code == 2);
+  CHECK_THAT(fingerprint.text, Catch::Contains("build fingerprint mismatch in " + (bad_dir / "libbad_fingerprint_mismatch.so").string()));
+  CHECK_THAT(fingerprint.text, Catch::Contains("library: gcc-abi=0;eigen=2.0.0;built-elsewhere"));
+  CHECK_THAT(fingerprint.text, Catch::Contains(std::string("core:    ") + core_build_fingerprint()));
+
+  const auto missing = with_plugin_path(s.path() / "libgone.so", "plugins");
+  CHECK(missing.code == 2);
+  CHECK_THAT(missing.text, Catch::Contains("RANKONE_PLUGIN_PATH: plugin library not found: " + (s.path() / "libgone.so").string()));
+
+  // A text file with a plugin's name in a folder on the path: the loader's reason, not a crash.
+  fs::create_directories(s.path() / "folder");
+  s.write("folder/librankone_x.so", "not a shared library: a text file whose name only happens to end in .so\n");
+  const auto corrupt = with_plugin_path(s.path() / "folder", "plugins --json");
+  CHECK(corrupt.code == 2);
+  CHECK_THAT(corrupt.text, Catch::Contains("RANKONE_PLUGIN_PATH: cannot load plugin library " +
+                                           (fs::canonical(s.path() / "folder") / "librankone_x.so").string() + ": "));
+  CHECK_THAT(corrupt.text, Catch::Contains("invalid ELF header"));
+
+  const auto not_plugin = with_plugin_path(bad_dir / "libbad_not_a_plugin.so", "plugins");
+  CHECK(not_plugin.code == 2);
+  CHECK_THAT(not_plugin.text, Catch::Contains("libbad_not_a_plugin.so is not a RankOne plugin"));
+
+  // An experiment's plugin_paths: the error names the experiment file and the JSON path too, and
+  // nothing is written.
+  const auto api_file = s.write("api.json", R"({"plugin_paths": [")" + (bad_dir / "libbad_api_mismatch.so").string() +
+                                                R"("], "data": {"name": "synthetic", "d": 5}, "estimators": ["spectral"], "metrics": ["samples"]})");
+  const auto api = test::rankone_cli("run " + api_file.string() + " --out " + (s.path() / "out").string());
+  CHECK(api.code == 2);
+  CHECK_THAT(api.text, Catch::Contains(api_file.string() + ": at /plugin_paths/0: plugin API version mismatch in " +
+                                       (bad_dir / "libbad_api_mismatch.so").string() +
+                                       ": the library has version 999, this rankone expects " + std::to_string(kPluginApiVersion)));
+  CHECK_FALSE(fs::exists(s.path() / "out"));
+
+  // Unknown names and names of the wrong kind, in an experiment.
+  const auto names = s.write("names.json", R"({"data": {"name": "synthetic", "d": 5}, "estimators": ["spectrl"], "metrics": ["samples"]})");
+  const auto unknown = test::rankone_cli("validate " + names.string());
+  CHECK(unknown.code == 2);
+  CHECK_THAT(unknown.text, Catch::Contains(names.string() + ": at /estimators/0: unknown estimator 'spectrl'; did you mean 'spectral'? "
+                                                            "Known estimators: "));
+  CHECK_THAT(unknown.text, Catch::Contains("gfm_one_pass"));
+  const auto kind = test::rankone_cli("validate " + names.string() + " estimators.0=gaussian");
+  CHECK(kind.code == 2);
+  CHECK_THAT(kind.text, Catch::Contains("'gaussian' is a sampler, but an estimator is expected here"));
+}
+
+TEST_CASE("a progress line on a terminal; none when output is piped or with --quiet", "[cli][progress]") {
+  test::ScratchDir s("progress");
+  const auto file = s.write("small.json", kSmall);
+  const auto run_on_terminal = [&](const std::string& args) {
+    // script(1) runs the command on a pseudo-terminal (stdout and stderr) and returns its exit code.
+    return test::run_command("script -qec '" + test::rankone_binary() + " " + args + "' /dev/null");
+  };
+  const auto tty = run_on_terminal("run " + file.string() + " --out " + (s.path() / "tty").string() + " --jobs 1");
+  REQUIRE(tty.code == 0);
+  CHECK_THAT(tty.text, Catch::Contains("[12/12 trials] done 12, running 0, failed 0, skipped 0 | elapsed "));
+  CHECK_THAT(tty.text, Catch::Contains("ETA"));
+
+  const auto piped = test::rankone_cli("run " + file.string() + " --out " + (s.path() / "piped").string() + " --jobs 1");
+  REQUIRE(piped.code == 0);
+  CHECK_THAT(piped.text, !Catch::Contains("trials]") && !Catch::Contains("ETA"));
+  const auto quiet = run_on_terminal("run " + file.string() + " --out " + (s.path() / "quiet").string() + " --quiet");
+  REQUIRE(quiet.code == 0);
+  CHECK_THAT(quiet.text, Catch::Contains("12 run now") && !Catch::Contains("trials]"));
+}
+
 TEST_CASE("summarize aggregates final values per cell, estimator and metric", "[cli][summary]") {
   test::ScratchDir s("summary");
   const auto file = s.write("small.json", kSmall);
@@ -232,6 +313,8 @@ TEST_CASE("a study under mpirun gives the serial results", "[cli][mpi]") {
     REQUIRE(mpi.code == 0);
     const std::string& text = mpi.text;
     CHECK_THAT(text, Catch::Contains("12 run now"));
+    // Only rank 0 reports: one summary means the ranks shared one study, not ran a copy each.
+    CHECK(text.find("results: ") == text.rfind("results: "));
     CHECK(test::rows_without_seconds(out) == test::rows_without_seconds(s.path() / "serial"));
   }
 }

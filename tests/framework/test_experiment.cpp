@@ -149,3 +149,19 @@ TEST_CASE("seeds derive from the experiment seed and the trial's coordinates", "
   const Plan reseeded = plan_experiment(compose_experiment(file, {"seed=8"}), test::registry());
   CHECK(reseeded.trials[0].data_seed != plan.trials[0].data_seed);
 }
+
+TEST_CASE("plugin_paths are relative to the file that lists them; a load error names it and the JSON path",
+          "[experiment][plugins]") {
+  test::ScratchDir s("plugin_paths");
+  fs::create_directories(s.path() / "sub");
+  const auto base = s.write("sub/base.json", R"({"plugin_paths": ["libmissing.so"]})");
+  const auto top = s.write("top.json", R"({"extends": "sub/base.json"})");
+  const auto exp = compose_experiment(top, {});
+  const fs::path missing = s.path() / "sub" / "libmissing.so";
+  CHECK(experiment_plugin_paths(exp) == std::vector<fs::path>{missing});
+  Registry r;
+  CHECK_THROWS_WITH(load_experiment_plugins(r, exp),
+                    base.string() + ": at /plugin_paths/0: plugin library not found: " + missing.string());
+  CHECK_THROWS_WITH(experiment_plugin_paths(compose_experiment(top, {"plugin_paths=3"})),
+                    "command line override 'plugin_paths=3': at /plugin_paths: expected an array of paths, found 3");
+}

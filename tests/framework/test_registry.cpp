@@ -81,7 +81,34 @@ TEST_CASE("missing and corrupt library files are clear errors", "[registry]") {
   const std::string msg = load_error(corrupt);
   CHECK_THAT(msg, Catch::Contains("cannot load plugin library"));
   CHECK_THAT(msg, Catch::Contains("rankone_corrupt_plugin.so"));
+  CHECK_THAT(msg, Catch::Contains("file too short"));  // the dynamic loader's reason, not Boost's errno
   fs::remove(corrupt);
+}
+
+TEST_CASE("a library that registers one name twice is rejected whole", "[registry]") {
+  Registry r;
+  r.load_default();
+  const auto before = r.all().size();
+  CHECK_THROWS_WITH(r.load_library(bad_dir / "libbad_duplicate_within.so"),
+                    Catch::Contains("duplicate plugin name 'twice_registered': registered twice by") &&
+                        Catch::Contains("libbad_duplicate_within.so"));
+  CHECK_FALSE(r.contains("twice_registered"));
+  CHECK(r.all().size() == before);
+}
+
+TEST_CASE("errors from RANKONE_PLUGIN_PATH say so; a folder there loads every library in it", "[registry]") {
+  test::ScratchDir s("plugin_path_folder");
+  s.write("librankone_corrupt.so", "a text file that is long enough to be read as an ELF header by the loader\n");
+  ::setenv("RANKONE_PLUGIN_PATH", s.path().c_str(), 1);
+  Registry r;
+  CHECK_THROWS_WITH(r.load_default(), Catch::StartsWith("RANKONE_PLUGIN_PATH: cannot load plugin library " +
+                                                        (s.path() / "librankone_corrupt.so").string()));
+  fs::remove(s.path() / "librankone_corrupt.so");
+  fs::copy_file(bad_dir / "libbad_duplicate_name.so", s.path() / "libdup.so");
+  Registry dup;
+  CHECK_THROWS_WITH(dup.load_default(), Catch::StartsWith("RANKONE_PLUGIN_PATH: duplicate plugin name 'gaussian'") &&
+                                            Catch::Contains((s.path() / "libdup.so").string()));
+  ::unsetenv("RANKONE_PLUGIN_PATH");
 }
 
 TEST_CASE("an unknown name lists what exists and the closest match", "[registry]") {

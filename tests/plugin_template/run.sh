@@ -35,8 +35,10 @@ JSON
 expect_output "1 run now" "$rankone" run "$scratch/exp.json" --out "$scratch/out" --quiet
 expect_output "relative_error_M" "$rankone" export "$scratch/out" --format csv
 # A bad parameter of the out-of-tree plugin is reported like any other.
-if "$rankone" validate "$scratch/exp.json" data.sampler.dof=3 2> "$scratch/err.txt"; then
-  echo "expected a validation error for dof=3"; exit 1
+code=0
+"$rankone" validate "$scratch/exp.json" data.sampler.dof=3 2> "$scratch/err.txt" || code=$?
+if [[ "$code" != 2 ]]; then
+  echo "expected exit code 2 (bad input) for dof=3, got $code"; cat "$scratch/err.txt"; exit 1
 fi
 if ! grep -q "at /data/sampler/dof: expected a number > 4" "$scratch/err.txt"; then
   echo "unexpected validation message:"; cat "$scratch/err.txt"; exit 1

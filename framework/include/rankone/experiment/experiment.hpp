@@ -74,6 +74,9 @@ Plan plan_experiment(const ComposedExperiment& experiment, const Registry& regis
 
 /// The plugin paths an experiment asks for (`plugin_paths`, relative to its file).
 std::vector<std::filesystem::path> experiment_plugin_paths(const ComposedExperiment& experiment);
+/// Loads the experiment's `plugin_paths` into `registry`; an error names the file and the JSON
+/// path (`/plugin_paths/i`) that asked for the offending library.
+void load_experiment_plugins(Registry& registry, const ComposedExperiment& experiment);
 
 /// Sets the value at a dotted path ("estimators.0.rank") in a JSON document. Array indices must
 /// exist; object keys are created. Throws ConfigError mentioning `what` on a bad path.

@@ -54,6 +54,9 @@ class Registry {
   void load_folder(const std::filesystem::path& folder);
   /// Loads one plugin library (see plugin/plugin_api.hpp for the checks).
   void load_library(const std::filesystem::path& file);
+  /// Loads a plugin folder or one library, whichever `path` names. A non-empty `source` says where
+  /// the path came from ("RANKONE_PLUGIN_PATH", "x.json: at /plugin_paths/0") and prefixes any error.
+  void load_path(const std::filesystem::path& path, const std::string& source = "");
   /// The build's plugin folder, then RANKONE_PLUGIN_PATH (':'-separated), then `extra`.
   void load_default(const std::vector<std::filesystem::path>& extra = {});
 
