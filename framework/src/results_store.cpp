@@ -132,18 +132,22 @@ std::set<std::string> ResultsStore::completed_keys() const {
   return keys;
 }
 
-void ResultsStore::write_trial(std::int64_t run_id, const TrialRecord& t) {
+bool ResultsStore::write_trial(std::int64_t run_id, const TrialRecord& t) {
   exec("BEGIN IMMEDIATE");
   try {
     Statement ins(db_, "INSERT INTO trials(key, run_id, cell, coordinates, repetition, estimator, label, data_seed, "
                        "estimator_seed, status, message, iterations, samples, seconds, config, finished) "
-                       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(key) DO NOTHING");
     ins.bind(1, t.key).bind(2, run_id).bind(3, static_cast<std::int64_t>(t.cell)).bind(4, t.coordinates.dump());
     ins.bind(5, static_cast<std::int64_t>(t.repetition)).bind(6, t.estimator).bind(7, t.label);
     ins.bind(8, std::to_string(t.data_seed)).bind(9, std::to_string(t.estimator_seed)).bind(10, t.status);
     ins.bind(11, t.message).bind(12, static_cast<std::int64_t>(t.iterations)).bind(13, static_cast<std::int64_t>(t.samples));
     ins.bind(14, t.seconds).bind(15, t.config.dump()).bind(16, now_utc());
     ins.step();
+    if (sqlite3_changes(db_) == 0) {  // a concurrent run into this folder stored it first
+      exec("ROLLBACK");
+      return false;
+    }
     const std::int64_t trial_id = sqlite3_last_insert_rowid(db_);
     Statement pt(db_, "INSERT INTO points(trial_id, iteration, samples, seconds, metric, value) VALUES(?,?,?,?,?,?)");
     for (const auto& p : t.points) {
@@ -157,6 +161,7 @@ void ResultsStore::write_trial(std::int64_t run_id, const TrialRecord& t) {
     exec("ROLLBACK");
     throw;
   }
+  return true;
 }
 
 namespace {

@@ -193,16 +193,21 @@ RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const
   const std::int64_t run_id = store.begin_run(RunInfo{plan.resolved, experiment.file.string(), options.command});
 
   std::size_t running = 0;
+  std::size_t ended = 0;  // trials of `todo` finished here, written or not
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  double drawn_at = -1.0;
   auto show_progress = [&](bool final) {
     if (!options.progress) return;
     const double el = elapsed();
-    const std::size_t finished = report.completed;
-    const std::string eta = finished == 0 ? std::string("?")
-                            : format_duration(el / static_cast<double>(finished) * static_cast<double>(todo.size() - finished));
-    std::fprintf(stderr, "\r[%zu/%zu trials] done %zu, running %zu, failed %zu, skipped %zu | elapsed %s, ETA %s   %s",
-                 report.skipped + finished, report.total, finished, running, report.failed, report.skipped,
+    // At most ten redraws a second: a study of many short trials must not be bound by the terminal.
+    if (!final && drawn_at >= 0.0 && el - drawn_at < 0.1) return;
+    drawn_at = el;
+    const std::string eta = ended == 0 ? std::string("?")
+                            : format_duration(el / static_cast<double>(ended) * static_cast<double>(todo.size() - ended));
+    // \033[K clears what a longer previous line left on the right.
+    std::fprintf(stderr, "\r[%zu/%zu trials] done %zu, running %zu, failed %zu, skipped %zu | elapsed %s, ETA %s\033[K%s",
+                 report.skipped + report.completed, report.total, report.completed, running, report.failed, report.skipped,
                  format_duration(el).c_str(), eta.c_str(), final ? "\n" : "");
     std::fflush(stderr);
   };
@@ -213,10 +218,15 @@ RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const
     show_progress(false);
   };
   events.finished = [&](TrialRecord&& rec) {
-    store.write_trial(run_id, rec);
     --running;
-    ++report.completed;
-    if (rec.status == "failed" || rec.status == "diverged") ++report.failed;
+    ++ended;
+    if (store.write_trial(run_id, rec)) {
+      ++report.completed;
+      if (rec.status == "failed" || rec.status == "diverged") ++report.failed;
+    } else {  // another run into this folder finished the same trial first: keep the stored one
+      ++report.skipped;
+      ++report.written_elsewhere;
+    }
     show_progress(false);
   };
   try {

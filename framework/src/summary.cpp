@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iomanip>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "rankone/core/errors.hpp"
@@ -21,14 +22,16 @@ double t_quantile_975(std::size_t df) {
 }
 
 std::vector<SummaryRow> summarize(const ResultsStore& store, const SummaryOptions& options) {
+  // The threshold is a pair: the command line's replaces the experiment's whole, never half of it
+  // (a metric from one with the value from the other would test a threshold nobody asked for).
+  if (options.success_metric.has_value() != options.success_below.has_value())
+    throw UsageError("a success threshold needs both a metric and a value (--metric M --below X)");
   SummaryOptions opts = options;
   const Json exp = store.latest_experiment();
-  if (exp.contains("success")) {
-    if (!opts.success_metric) opts.success_metric = exp["success"]["metric"].get<std::string>();
-    if (!opts.success_below) opts.success_below = exp["success"]["below"].get<double>();
+  if (!opts.success_metric && exp.contains("success")) {
+    opts.success_metric = exp["success"]["metric"].get<std::string>();
+    opts.success_below = exp["success"]["below"].get<double>();
   }
-  if (opts.success_metric.has_value() != opts.success_below.has_value())
-    throw UsageError("a success threshold needs both a metric and a value (--metric M --below X)");
 
   struct Group {
     Json coordinates;
@@ -62,6 +65,16 @@ std::vector<SummaryRow> summarize(const ResultsStore& store, const SummaryOption
           g.seconds_to_target.push_back(it->second->seconds);
         }
       }
+    }
+  }
+
+  if (options.success_metric) {  // a misspelt metric would otherwise print no success columns, silently
+    std::set<std::string> recorded;
+    for (const auto& [key, g] : groups) recorded.insert(std::get<2>(key));
+    if (!recorded.empty() && !recorded.count(*options.success_metric)) {
+      std::string names;
+      for (const auto& m : recorded) names += (names.empty() ? "" : ", ") + m;
+      throw UsageError("--metric " + *options.success_metric + ": no trial recorded this metric (recorded: " + names + ")");
     }
   }
 

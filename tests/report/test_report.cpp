@@ -260,8 +260,10 @@ TEST_CASE("report of an iterative study: curves with bands on a log axis, escape
 }
 
 TEST_CASE("a folder resumed with a changed sweep keeps the configurations of both plans apart", "[report][store]") {
-  // Two runs whose plans both number their cells from 0, with different coordinates.
-  const fs::path dir = scratch() / "studies" / "changed-grid";
+  // Two runs whose plans both number their cells from 0, with different coordinates. In a folder
+  // of its own: the other cases count the studies below scratch(), in any test order.
+  test::ScratchDir own("changed_grid");
+  const fs::path dir = own.path() / "changed-grid";
   ResultsStore store(dir);
   const auto write_run = [&](const std::vector<int>& sizes) {
     const Json experiment = {{"name", "grid"}, {"estimators", Json::array({{{"name", "descent"}}})},
@@ -314,7 +316,9 @@ TEST_CASE("report of a folder of studies has one section per study", "[report]")
 TEST_CASE("report options and inputs are checked; gnuplot failures carry its stderr", "[report]") {
   const fs::path out = scratch() / "bad.html";
   CHECK_THROWS_AS(write_report(scratch() / "no-such-folder", out, ReportOptions{}), InputError);
-  CHECK_THROWS_AS(write_report(scratch(), out / "x", ReportOptions{}), InputError);  // no database below
+  const fs::path empty = scratch() / "empty";  // not scratch(): other cases leave results folders there
+  fs::create_directories(empty);
+  CHECK_THROWS_AS(write_report(empty, out / "x", ReportOptions{}), InputError);  // no database below
 
   ReportOptions unknown_metric;
   unknown_metric.metrics = {"auc"};

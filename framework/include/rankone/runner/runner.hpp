@@ -26,8 +26,9 @@ struct RunOptions {
 
 struct RunReport {
   std::size_t total = 0;
-  std::size_t skipped = 0;    ///< already complete in the store
-  std::size_t completed = 0;  ///< run now
+  std::size_t skipped = 0;    ///< already complete in the store (at the start or, see below, by the end)
+  std::size_t completed = 0;  ///< run now and written
+  std::size_t written_elsewhere = 0;  ///< run now, but a concurrent run into the folder stored them first (in skipped)
   std::size_t failed = 0;     ///< of those run now: status failed or diverged
   double seconds = 0.0;
 };

@@ -73,8 +73,10 @@ class ResultsStore {
 
   /// Content keys of the trials already completed (any terminal status).
   std::set<std::string> completed_keys() const;
-  /// Writes a finished trial and its points atomically.
-  void write_trial(std::int64_t run_id, const TrialRecord& trial);
+  /// Writes a finished trial and its points atomically. Returns false, writing nothing, when a
+  /// trial with the same key is already stored (another run into the same folder finished it
+  /// first; trials are deterministic, so the stored one is the same result).
+  bool write_trial(std::int64_t run_id, const TrialRecord& trial);
 
   /// Every trial, with or without its points. Cells are numbered by distinct sweep coordinates, so
   /// trials of runs with different sweeps in one folder never share a cell.

@@ -13,7 +13,8 @@ namespace rankone {
 
 struct SummaryOptions {
   /// Success: the final value of `success_metric` is below `success_below` (and the trial neither
-  /// failed nor diverged). Defaults to the experiment's "success" section when absent.
+  /// failed nor diverged). Give both or neither: neither takes the experiment's "success" section.
+  /// summarize() throws UsageError for only one of them, or for a metric that no trial recorded.
   std::optional<std::string> success_metric;
   std::optional<double> success_below;
 };
