@@ -71,6 +71,25 @@ Vector diagonal_terms(const DesignSide& a, const DesignSide& b, const Vector& m)
   return out;
 }
 
+/// Σ_t z_t (s_to e_{to_t}) ((s_from e_{from_t})' Z) for one-hot designs on both sides (the `entry`
+/// operator): a gather and a scatter fused, so no n × k temporary is formed — the matrix-completion
+/// warm start applies this to 10⁶ entries per product.
+Matrix scatter_gathered_rows(const DesignSide& to, const DesignSide& from, const Vector& z, const Matrix& Z,
+                             double gain) {
+  for (const DesignSide* side : {&to, &from}) {
+    if (side->index.size() > 0 && (side->index.minCoeff() < 0 || side->index.maxCoeff() >= side->dim))
+      throw std::out_of_range("an index design points outside [0, " + std::to_string(side->dim) + ")");
+  }
+  Matrix out = Matrix::Zero(to.dim, Z.cols());
+  const double g = gain * to.scale * from.scale;
+  for (Index c = 0; c < Z.cols(); ++c) {
+    const double* column = Z.col(c).data();
+    double* target = out.col(c).data();
+    for (Index t = 0; t < z.size(); ++t) target[to.index(t)] += g * z(t) * column[from.index(t)];
+  }
+  return out;
+}
+
 bool accepts(const std::vector<Kind>& kinds, Kind kind) {
   return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
 }
@@ -218,6 +237,7 @@ Matrix RankOneOperator::adjoint_times(const Batch& batch, const Vector& z, const
     throw std::invalid_argument("operator '" + spec_.name + "', adjoint_times: Z has " + std::to_string(Z.rows()) +
                                 " rows, expected d2 = " + std::to_string(s.right.dim));
   }
+  if (s.left.kind == Kind::index && s.right.kind == Kind::index) return scatter_gathered_rows(s.left, s.right, z, Z, s.gain);
   Matrix weights(s.instances, Z.cols());  // row i: Σ_j z_ij (b_ij' Z)
   if (s.right_all) {
     weights.noalias() = ConstMatrixMap(z.data(), s.instances, s.right.dim) * Z;
@@ -236,6 +256,7 @@ Matrix RankOneOperator::adjoint_transpose_times(const Batch& batch, const Vector
     throw std::invalid_argument("operator '" + spec_.name + "', adjoint_transpose_times: Z has " +
                                 std::to_string(Z.rows()) + " rows, expected d1 = " + std::to_string(s.left.dim));
   }
+  if (s.left.kind == Kind::index && s.right.kind == Kind::index) return scatter_gathered_rows(s.right, s.left, z, Z, s.gain);
   const Matrix left_Z = s.left.project(Z);  // n × k: a_i' Z
   if (s.right_all) {
     Matrix out(s.right.dim, Z.cols());

@@ -179,6 +179,7 @@ BatchStats OnlinePsd::process(const EntryView& entries) {
   undo_size_ = 0;
   double change = 0.0;
   for (Index t = 0; t < entries.size; ++t) {
+    if (t + kPrefetchDistance < entries.size) prefetch_rows(entries.row(t + kPrefetchDistance), entries.col(t + kPrefetchDistance));
     const std::int32_t i = entries.row(t);
     const std::int32_t j = entries.col(t);
     const bool diagonal = i == j;
@@ -199,6 +200,15 @@ BatchStats OnlinePsd::process(const EntryView& entries) {
   }
   stats.squared_change = change;
   return stats;
+}
+
+void OnlinePsd::prefetch_rows(Index i, Index j) const {
+  // A row may straddle two cache lines: touch its first and last entry.
+  const Index last = U_.cols() - 1;
+  __builtin_prefetch(U_.row(i).data());
+  __builtin_prefetch(U_.row(i).data() + last);
+  __builtin_prefetch(U_.row(j).data());
+  __builtin_prefetch(U_.row(j).data() + last);
 }
 
 void OnlinePsd::rollback() {

@@ -108,6 +108,11 @@ class OnlinePsd final : public OnlineCompletion {
   void rollback() override;
 
  private:
+  /// Observations ahead whose rows are prefetched: the rows are random, so each update would
+  /// otherwise wait on a cache miss (d = 10 000, k = 8: 640 KB of factor, beyond L2).
+  static constexpr Index kPrefetchDistance = 8;
+  void prefetch_rows(Index i, Index j) const;
+
   std::vector<std::int32_t> undo_rows_;  ///< rows saved in the undo log, in update order
   RowMatrix undo_values_;                ///< their old values (2 per observation, preallocated)
   Index undo_size_ = 0;

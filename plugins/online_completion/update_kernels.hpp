@@ -11,19 +11,23 @@ namespace rankone::online_completion {
 ///   U ← U − gain · (U U' − M)_ij (e_i e_j' + e_j e_i') U,   gain = 2 η d²,
 /// i.e. u_i ← u_i − gain·r·u_j and u_j ← u_j − gain·r·u_i with r = u_i'u_j − m (old rows on the
 /// right); on the diagonal (i = j) u_i ← u_i − 2·gain·r·u_i. The old rows are written to `old_i`
-/// (and `old_j` when i ≠ j), which serves as the undo log. Returns the residual r. O(k).
+/// and `old_j` (equal on the diagonal), which serve as the undo log. Returns the residual r. O(k).
 inline double psd_update(double* ui, double* uj, bool diagonal, Index k, double m, double gain, double* old_i,
                          double* old_j) {
+  // The undo copies ride in the inner-product loop: a separate std::copy of k doubles is a
+  // memmove call per row, which costs as much as the update itself at k = 8.
   double inner = 0.0;
-  for (Index a = 0; a < k; ++a) inner += ui[a] * uj[a];
+  for (Index a = 0; a < k; ++a) {
+    old_i[a] = ui[a];
+    old_j[a] = uj[a];
+    inner += ui[a] * uj[a];
+  }
   const double r = inner - m;
-  std::copy(ui, ui + k, old_i);
   if (diagonal) {
     const double g = 2.0 * gain * r;
     for (Index a = 0; a < k; ++a) ui[a] -= g * old_i[a];
     return r;
   }
-  std::copy(uj, uj + k, old_j);
   const double g = gain * r;
   for (Index a = 0; a < k; ++a) {
     ui[a] = old_i[a] - g * old_j[a];
