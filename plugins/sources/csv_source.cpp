@@ -213,7 +213,10 @@ std::unique_ptr<Component> make_csv(const Params& p, const BuildContext& ctx) {
   FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
   if (o.missing == CsvMissing::mean && config.sparse_design)
     reject_param(p, "missing", "mean imputation applies to dense designs");
-  return std::make_unique<FileSource>("csv", config, std::move(reader), std::move(op));
+  // The test file is read with the same columns (by name when there is a header) and options.
+  auto test_reader = make_test_reader(
+      p, [&](const std::string& path) { return std::make_unique<CsvReader>(file_opener(path), o); });
+  return std::make_unique<FileSource>("csv", config, std::move(reader), std::move(op), std::move(test_reader));
 }
 
 }  // namespace

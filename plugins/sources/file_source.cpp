@@ -256,10 +256,29 @@ Part SplitRule::part(std::int64_t number, std::uint64_t open_seed) const {
 
 // ---- FileSource ----
 
+namespace {
+
+/// Reservoir sampling: after `seen` records offered, `reservoir` is a uniform subsample of at most
+/// `cap` of them.
+void keep_sample(std::vector<Record>& reservoir, const Record& r, std::int64_t seen, std::int64_t cap, Rng& rng) {
+  if (static_cast<std::int64_t>(reservoir.size()) < cap) {
+    reservoir.push_back(r);
+    return;
+  }
+  const auto slot = static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(seen)));
+  if (slot < cap) reservoir[static_cast<std::size_t>(slot)] = r;
+}
+
+}  // namespace
+
 FileSource::FileSource(std::string name, FileSourceConfig config, std::unique_ptr<RecordReader> reader,
-                       std::unique_ptr<SensingOperator> op)
+                       std::unique_ptr<SensingOperator> op, std::unique_ptr<RecordReader> test_reader)
     : name_(std::move(name)), config_(config), reader_(std::move(reader)), op_(std::move(op)),
-      layout_(reader_->layout()) {}
+      test_reader_(std::move(test_reader)), layout_(reader_->layout()) {
+  const SplitRule& split = config_.split;
+  if (test_reader_ && (split.folds > 0 ? split.test_fold >= 0 : split.test_fraction > 0.0))
+    throw std::logic_error(name_ + " source: a test file and a test part of the training file");
+}
 
 FileSource::~FileSource() = default;
 
@@ -289,8 +308,8 @@ void FileSource::rewind() {
   shuffle_rng_ = Rng(derive_seed(seed_, "shuffle/" + std::to_string(pass_)));
 }
 
-void FileSource::prepare(Record& r) const {
-  const std::string& file = reader_->source_name();
+void FileSource::prepare(Record& r, const RecordReader& from) const {
+  const std::string file = from.source_name();
   if (layout_.entries) {
     if (layout_.rows > 0 && r.row >= layout_.rows)
       data_error(file, r.line, "a row index below the declared " + std::to_string(layout_.rows), std::to_string(r.row));
@@ -327,7 +346,7 @@ void FileSource::scan() {
 
   Record r;
   while (reader_->next(r)) {
-    prepare(r);
+    prepare(r, *reader_);
     const Part part = part_of_record(r);
     ++counts_[static_cast<int>(part)];
     if (layout_.entries) {
@@ -363,20 +382,18 @@ void FileSource::scan() {
         }
       }
     }
-    if (part == held_out) {
-      // Reservoir sampling keeps a uniform subsample of at most test_cap held-out records.
-      const std::int64_t seen = counts_[static_cast<int>(held_out)];
-      if (static_cast<std::int64_t>(reservoir.size()) < config_.test_cap) {
-        reservoir.push_back(r);
-      } else {
-        const auto slot = static_cast<std::int64_t>(reservoir_rng.below(static_cast<std::uint64_t>(seen)));
-        if (slot < config_.test_cap) reservoir[static_cast<std::size_t>(slot)] = r;
-      }
-    }
+    if (part == held_out)
+      keep_sample(reservoir, r, counts_[static_cast<int>(held_out)], config_.test_cap, reservoir_rng);
   }
   const std::string& file = reader_->source_name();
   const std::int64_t total = counts_[0] + counts_[1] + counts_[2];
   if (total == 0) data_error(file, 0, "at least one record", "an empty file");
+  if (test_reader_) {
+    // Dense records of the test file must have the training file's width (sparse ones may reach
+    // beyond it, as test records of one file may: the dimension is then the larger).
+    const bool dense = !layout_.entries && !layout_.sparse && layout_.dim == 0;
+    scan_test_file(reservoir, reservoir_rng, dense ? max_feature + 1 : 0, max_feature);
+  }
   if (counts_[static_cast<int>(served)] == 0)
     data_error(file, 0, std::string("at least one ") + (config_.serve_validation ? "validation" : "training") +
                             " record after the split",
@@ -426,6 +443,27 @@ void FileSource::scan() {
   test_ = reservoir.empty() ? Batch{} : assemble(reservoir, /*test=*/true, derive_seed(seed_, "test-labels"));
 }
 
+void FileSource::scan_test_file(std::vector<Record>& reservoir, Rng& reservoir_rng, std::int64_t train_dim,
+                                std::int64_t& max_feature) {
+  const bool hold = !config_.evaluate_validation;  // else the test file is only validated and counted
+  test_reader_->start(derive_seed(seed_, "order"));
+  std::int64_t& seen = counts_[static_cast<int>(Part::test)];
+  Record r;
+  while (test_reader_->next(r)) {
+    prepare(r, *test_reader_);
+    ++seen;
+    if (!r.feature_index.empty()) {
+      max_feature = std::max(max_feature, r.feature_index.back());
+    } else if (train_dim > 0 && static_cast<std::int64_t>(r.feature_value.size()) != train_dim) {
+      data_error(test_reader_->source_name(), r.line,
+                 std::to_string(train_dim) + " features (as the records of " + reader_->source_name() + ")",
+                 std::to_string(r.feature_value.size()) + " features");
+    }
+    if (hold) keep_sample(reservoir, r, seen, config_.test_cap, reservoir_rng);
+  }
+  if (seen == 0) data_error(test_reader_->source_name(), 0, "at least one test record (test_file)", "an empty file");
+}
+
 void FileSource::standardize_in_place(Record& r) const {
   if (impute_.size() > 0 && r.feature_index.empty())
     for (std::size_t j = 0; j < r.feature_value.size(); ++j)
@@ -458,7 +496,7 @@ bool FileSource::next_served(Record& out) {
         break;
       }
       if (part_of_record(r) == served) {
-        prepare(r);
+        prepare(r, *reader_);
         return true;
       }
     }
@@ -607,6 +645,25 @@ std::string resolve_data_path(const std::string& path) {
   throw DataError(path + ": no such file; looked in" + list + "\n(run scripts/fetch-datasets for the real data sets)");
 }
 
+std::string resolve_param_path(const Params& p, const std::string& name) {
+  std::string path;
+  try {
+    path = resolve_data_path(p.string(name));
+  } catch (const DataError& e) {
+    throw DataError("at " + p.path_of(name) + ": " + e.what());
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))  // an absolute path is returned unchecked
+    throw DataError("at " + p.path_of(name) + ": " + path + ": no such file (expected a data file)");
+  return path;
+}
+
+std::unique_ptr<RecordReader> make_test_reader(
+    const Params& p, const std::function<std::unique_ptr<RecordReader>(const std::string& path)>& make_reader) {
+  if (!p.has("test_file")) return nullptr;
+  return make_reader(resolve_param_path(p, "test_file"));
+}
+
 void reject_param(const Params& p, const std::string& name, const std::string& message) {
   throw ConfigError("at " + p.path_of(name) + ": " + message);
 }
@@ -620,7 +677,9 @@ std::unique_ptr<SensingOperator> make_operator(const Params& p, const BuildConte
 void declare_common_parameters(Schema& s, const std::string& default_operator) {
   s.plugin("operator", "operator", default_operator, "sensing operator the records are served for");
   s.number("validation_fraction", 0.0, "fraction of records in the validation part").at_least(0.0).below(1.0);
-  s.number("test_fraction", kDefaultTestFraction, "fraction of records in the test part (test_set())").at_least(0.0).below(1.0);
+  s.number("test_fraction", kDefaultTestFraction,
+           "fraction of records in the test part (test_set()); 0 with test_file, whose records are the test part")
+      .at_least(0.0).below(1.0);
   s.choice("serve", "train", {"train", "validation"}, "the part next() streams");
   s.integer("folds", std::nullopt, "k-fold cross-validation: records are dealt into this many folds by the split "
                                    "hash (replaces validation_fraction and test_fraction; needs split_seed)")
@@ -655,6 +714,10 @@ void declare_feature_parameters(Schema& s) {
   s.boolean("balance", false, "one-bit view: ask one of the instance's labels with probability 1/2, else a "
                               "uniformly random other label");
   s.boolean("test_full_labels", true, "single_label: pair each test instance with every label");
+  s.string("test_file", std::nullopt, "a separate test file in the same format (e.g. MNIST's t10k): all its "
+                                      "records are the test part; the file is then split into train and validation "
+                                      "only (test_fraction must be 0; folds take validation_fold, no test_fold)")
+      .make_nullable();
 }
 
 FileSourceConfig read_common_parameters(const Params& p, const SensingOperator& op, const std::string& operator_name,
@@ -663,6 +726,13 @@ FileSourceConfig read_common_parameters(const Params& p, const SensingOperator& 
   SplitRule& split = c.split;
   split.validation_fraction = p.number("validation_fraction");
   split.test_fraction = p.number("test_fraction");
+  const bool test_file = p.has("test_file");
+  // A separate test file replaces the test part: no record of the training file may be dealt to it.
+  // test_fraction's default (0.2) cannot be told from a value given, so 0 must be written.
+  if (test_file && !p.has("folds") && split.test_fraction != 0.0)
+    reject_param(p, "test_fraction", "with " + p.path_of("test_file") + " the test part is that file; set "
+                                     "test_fraction to 0 (found " + Json(split.test_fraction).dump() +
+                                     ", the default is " + Json(kDefaultTestFraction).dump() + ")");
   if (p.has("split_seed")) split.seed = static_cast<std::uint64_t>(p.integer("split_seed"));
   if (p.has("folds")) {
     split.folds = p.integer("folds");
@@ -673,18 +743,25 @@ FileSourceConfig read_common_parameters(const Params& p, const SensingOperator& 
                                   std::to_string(split.folds) + "), found " + std::to_string(fold));
       return fold;
     };
-    if (!p.has("test_fold")) reject_param(p, "test_fold", "folds needs test_fold: the fold that is the test part");
+    if (test_file && p.has("test_fold"))
+      reject_param(p, "test_fold", "with " + p.path_of("test_file") + " the test part is that file; the folds split "
+                                   "the training file into validation_fold and training folds (drop test_fold)");
+    if (test_file && !p.has("validation_fold"))
+      reject_param(p, "validation_fold", "folds with " + p.path_of("test_file") + " need validation_fold: the "
+                                         "training file's fold held out for validation");
+    if (!test_file && !p.has("test_fold"))
+      reject_param(p, "test_fold", "folds needs test_fold: the fold that is the test part");
     if (!split.seed)
       reject_param(p, "split_seed", "folds needs a fixed split_seed: the data seed changes with every data.* sweep "
                                     "coordinate (test_fold included), which would deal the folds anew in each cell");
-    split.test_fold = fold_index("test_fold");
+    split.test_fold = test_file ? -1 : fold_index("test_fold");
     if (p.has("validation_fold")) {
       split.validation_fold = fold_index("validation_fold");
       if (split.validation_fold == split.test_fold)
         reject_param(p, "validation_fold", "the validation fold must differ from test_fold (" +
                                                std::to_string(split.test_fold) + ")");
     }
-    if (split.folds - (split.validation_fold >= 0 ? 2 : 1) < 1)
+    if (split.folds - (split.validation_fold >= 0 ? 1 : 0) - (split.test_fold >= 0 ? 1 : 0) < 1)
       reject_param(p, "folds", "no fold is left to train on: folds = " + std::to_string(split.folds) +
                                    " with a test and a validation fold");
     // The fractions do not apply; a value other than the default would be silently ignored otherwise.

@@ -179,8 +179,11 @@ struct FileSourceConfig {
 /// A DataSource over a RecordReader. See docs/plugins/file_sources.md.
 class FileSource final : public DataSource {
  public:
+  /// `test_reader`, when given, reads a separate test file (`test_file`): all its records are the
+  /// test part and `reader`'s file is split into train and validation only (the config's split must
+  /// then deal no record to test). Standardisation statistics come from `reader`'s training part.
   FileSource(std::string name, FileSourceConfig config, std::unique_ptr<RecordReader> reader,
-             std::unique_ptr<SensingOperator> op);
+             std::unique_ptr<SensingOperator> op, std::unique_ptr<RecordReader> test_reader = nullptr);
   ~FileSource() override;
 
   void open(std::uint64_t seed) override;
@@ -209,13 +212,18 @@ class FileSource final : public DataSource {
   Batch assemble(std::vector<Record>& records, bool test, std::uint64_t label_seed) const;
   void standardize_in_place(Record& r) const;
   Part part_of_record(const Record& r) const { return r.part ? *r.part : config_.split.part(r.number, seed_); }
-  /// Shifts class labels by first_label and checks them and the entry indices.
-  void prepare(Record& r) const;
+  /// Shifts class labels by first_label and checks them and the entry indices (errors name `from`).
+  void prepare(Record& r, const RecordReader& from) const;
+  /// The open pass over the test file: every record is a test record. Checks that dense records
+  /// have the training file's `train_dim` features; widens `max_feature` for sparse ones.
+  void scan_test_file(std::vector<Record>& reservoir, Rng& reservoir_rng, std::int64_t train_dim,
+                      std::int64_t& max_feature);
 
   std::string name_;
   FileSourceConfig config_;
   std::unique_ptr<RecordReader> reader_;
   std::unique_ptr<SensingOperator> op_;
+  std::unique_ptr<RecordReader> test_reader_;  ///< the test file's reader, or null (test part by the split)
   RecordLayout layout_;
 
   bool opened_ = false;
@@ -236,8 +244,17 @@ class FileSource final : public DataSource {
 
 /// Declares the parameters every file source has (operator, split, shuffle, test cap).
 void declare_common_parameters(Schema& s, const std::string& default_operator);
-/// Declares the parameters of feature records (design, standardise, labels and their views).
+/// Declares the parameters of feature records (design, standardise, labels and their views,
+/// `test_file`).
 void declare_feature_parameters(Schema& s);
+/// The reader of the `test_file` parameter, or null when it is not given. `make_reader` builds a
+/// reader of the format over a resolved path, with the same options as the training file's. A
+/// missing file is an InputError naming the path and /data/test_file (JSON path of `p`).
+std::unique_ptr<RecordReader> make_test_reader(
+    const Params& p, const std::function<std::unique_ptr<RecordReader>(const std::string& path)>& make_reader);
+/// `resolve_data_path` of the path in parameter `name`; a missing file is a DataError that starts
+/// with the parameter's JSON path ("at /data/test_file: …").
+std::string resolve_param_path(const Params& p, const std::string& name);
 /// Reads the parameters (feature ones when declared), checking combinations against the operator
 /// and the reader's layout.
 FileSourceConfig read_common_parameters(const Params& p, const SensingOperator& op, const std::string& operator_name,

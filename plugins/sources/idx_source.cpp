@@ -199,7 +199,19 @@ std::unique_ptr<Component> make_idx(const Params& p, const BuildContext& ctx) {
   auto reader =
       std::make_unique<IdxReader>(file_opener(resolve_data_path(p.string("file"))), labels, p.number("value_scale"));
   FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
-  return std::make_unique<FileSource>("idx", config, std::move(reader), std::move(op));
+  // The test file's labels: needed exactly when the training file has labels.
+  if (p.has("test_labels") && !p.has("test_file"))
+    reject_param(p, "test_labels", "test_labels go with test_file (the test images they label)");
+  if (p.has("test_file") && p.has("labels") != p.has("test_labels"))
+    reject_param(p, "test_labels", p.has("labels") ? "the training file has labels: give the labels of " +
+                                                         p.path_of("test_file") + " too"
+                                                   : "the training file has no labels; drop test_labels");
+  auto test_reader = make_test_reader(p, [&](const std::string& path) {
+    StreamOpener test_labels;
+    if (p.has("test_labels")) test_labels = file_opener(resolve_param_path(p, "test_labels"));
+    return std::make_unique<IdxReader>(file_opener(path), test_labels, p.number("value_scale"));
+  });
+  return std::make_unique<FileSource>("idx", config, std::move(reader), std::move(op), std::move(test_reader));
 }
 
 }  // namespace
@@ -214,6 +226,8 @@ Registration idx_registration() {
   Schema& s = r.schema;
   s.string("file", std::nullopt, "IDX data file: one record per slice along the first dimension").make_required();
   s.string("labels", std::nullopt, "IDX labels file (one integer per record)").make_nullable();
+  s.string("test_labels", std::nullopt, "IDX labels file of test_file (required with test_file when labels is "
+                                        "given)").make_nullable();
   s.number("value_scale", 1.0, "multiplies every value as read (1/255 maps bytes to [0, 1])");
   declare_common_parameters(s, "symmetric_rank_one");
   declare_feature_parameters(s);

@@ -153,7 +153,14 @@ std::unique_ptr<Component> make_libsvm(const Params& p, const BuildContext& ctx)
   if (p.has("dimension")) options.dimension = p.integer("dimension");
   auto reader = std::make_unique<LibsvmReader>(file_opener(resolve_data_path(p.string("file"))), options);
   FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
-  return std::make_unique<FileSource>("libsvm", config, std::move(reader), std::move(op));
+  // Detected per file, the index base could differ between the two files (a test file without an
+  // index 0 would be read 1-based): with a test file it must be declared.
+  if (p.has("test_file") && options.indexing == LibsvmIndexing::automatic)
+    reject_param(p, "indexing", "with " + p.path_of("test_file") + " declare the index base (\"zero\" or \"one\"): "
+                                "detected per file, the training and test files could be read with different bases");
+  auto test_reader = make_test_reader(
+      p, [&](const std::string& path) { return std::make_unique<LibsvmReader>(file_opener(path), options); });
+  return std::make_unique<FileSource>("libsvm", config, std::move(reader), std::move(op), std::move(test_reader));
 }
 
 }  // namespace
