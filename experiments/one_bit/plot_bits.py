@@ -8,6 +8,9 @@ constant) as one marker at their final value, so curves and fixed-budget baselin
     experiments/one_bit/plot_bits.py --metric auc --out docs/figures/onebit_fmnist_auc.png \
         results/one_bit_fashion_mnist results/one_bit_fashion_mnist_full
 
+With --validation DIR, estimators labelled FAMILY@VALUE (a hyper-parameter grid) are reduced to the
+value chosen on the validation run, per repetition (select_on_validation.py).
+
 The x axis is the store's `samples`: measurements drawn, i.e. one bit per instance in the one-bit
 view and d2 bits per instance with full observation. Curves are keyed by estimator label, so labels
 must differ between the folders given.
@@ -19,6 +22,7 @@ import io
 import os
 import statistics
 import subprocess
+import sys
 from collections import defaultdict
 
 
@@ -37,31 +41,56 @@ def main():
     parser.add_argument("--title", default="")
     parser.add_argument("--logx", action="store_true")
     parser.add_argument("--exclude", action="append", default=[], help="estimator label to leave out")
+    parser.add_argument("--validation", help="results folder of the matching validation run: of each FAMILY@VALUE "
+                        "family only the value chosen on it (select_on_validation.py, best final --select-metric) is "
+                        "drawn, per repetition, as one curve 'FAMILY@chosen'")
+    parser.add_argument("--select-metric", default="auc")
     args = parser.parse_args()
+    chosen = None
+    if args.validation:
+        sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+        from select_on_validation import choose, final_values
+        chosen = {key: label for key, (label, _) in choose(final_values(args.validation), args.select_metric).items()}
 
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    # label -> iteration -> list of (bits, value) over repetitions
-    points = defaultdict(lambda: defaultdict(list))
+    # label -> repetition -> iteration -> (bits, value)
+    points = defaultdict(lambda: defaultdict(dict))
     for folder in args.folders:
         for row in export_rows(folder):
             if row["metric"] != args.metric or row["label"] in args.exclude:
                 continue
-            points[row["label"]][int(row["iteration"])].append((float(row["samples"]), float(row["value"])))
+            label = row["label"]
+            if chosen is not None and "@" in label:
+                family = label.split("@")[0]
+                validated = [r for f, r in chosen if f == family]
+                # A validation run of one repetition chooses once, for every repetition.
+                rep = validated[0] if len(validated) == 1 else int(row["repetition"])
+                if chosen.get((family, rep)) != label:
+                    continue
+                values = sorted({l.split("@")[1] for (f, _), l in chosen.items() if f == family})
+                label = family + "@" + "/".join(values) + " (chosen on validation)"
+            points[label][(folder, int(row["repetition"]))][int(row["iteration"])] = (float(row["samples"]),
+                                                                                    float(row["value"]))
 
     fig, ax = plt.subplots(figsize=(9, 4.5))
     markers = iter("osD^v<>ph*")
     for label in sorted(points):
-        by_iteration = points[label]
-        iterations = sorted(by_iteration)
-        bits = [statistics.median(b for b, _ in by_iteration[i]) for i in iterations]
-        values = [statistics.median(v for _, v in by_iteration[i]) for i in iterations]
-        if len(set(bits)) > 1:
+        runs = points[label].values()
+        if any(len({b for b, _ in run.values()}) > 1 for run in runs):
+            # A streaming estimator: the median over repetitions at each recorded iteration.
+            iterations = sorted({i for run in runs for i in run})
+            bits = [statistics.median(run[i][0] for run in runs if i in run) for i in iterations]
+            values = [statistics.median(run[i][1] for run in runs if i in run) for i in iterations]
             ax.plot(bits, values, "-", label=label)
         else:
-            ax.plot(bits[-1:], values[-1:], next(markers, "o"), markersize=8, label=label + " (final)")
+            # Trained once on a fixed set: the median of each repetition's final value (repetitions
+            # may stop after different numbers of iterations).
+            finals = [run[max(run)] for run in runs]
+            ax.plot([statistics.median(b for b, _ in finals)], [statistics.median(v for _, v in finals)],
+                    next(markers, "o"), markersize=8, label=label + " (final)")
     ax.set_xlabel("labels (bits) seen")
     ax.set_ylabel(args.metric)
     if args.logx:
