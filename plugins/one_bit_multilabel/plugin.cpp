@@ -42,7 +42,9 @@ Registration one_bit_registration() {
   s.integer("init_batch_size", std::nullopt, "instances of the initialisation batch; default batch_size")
       .make_nullable()
       .at_least(1);
-  s.number("lambda", std::nullopt, "λ = E[sign(g) g], g ~ N(0,1); default √(2/π) (Gaussian features)")
+  s.number("lambda", std::nullopt, "λ = E[sign(g) g], g ~ N(0,1); default √(2/π) (Gaussian features). H is divided "
+                                  "by it, so c·√(2/π) is the step W + H/c: averages out label noise, tames "
+                                  "correlated features (docs/plugins/one_bit_mll.md)")
       .make_nullable()
       .above(0.0);
   s.boolean("cycle", false,

@@ -44,8 +44,16 @@ bool have_data(const std::string& relative) {
 TEST_CASE("experiments/one_bit/table1.json runs at a tiny size", "[experiments]") {
   smoke("table1.json",
         "'sweep={}' data.d=40 data.d2=10 data.test_size=200 estimators.0.batch_size=3000 estimators.0.max_iterations=3 "
-        "estimators.1.training_size=3000 estimators.1.max_iterations=3",
+        "estimators.1.training_size=3000 estimators.1.max_iterations=3 estimators.2.batch_size=3000 "
+        "estimators.2.max_iterations=3",
         "recovery_error");
+}
+
+TEST_CASE("experiments/one_bit/table1_step_validation.json runs at a tiny size", "[experiments]") {
+  std::string small = "'sweep={}' data.d=40 data.d2=10 data.test_size=200";
+  for (int e = 0; e < 5; ++e)
+    small += " estimators." + std::to_string(e) + ".batch_size=2000 estimators." + std::to_string(e) + ".max_iterations=2";
+  smoke("table1_step_validation.json", small, "auc");
 }
 
 TEST_CASE("experiments/one_bit/table2.json runs at a tiny size", "[experiments]") {
