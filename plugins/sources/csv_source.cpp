@@ -209,7 +209,7 @@ std::unique_ptr<Component> make_csv(const Params& p, const BuildContext& ctx) {
                                   : CsvMissing::error;
   o.value_scale = p.number("value_scale");
   if (o.label_columns.empty()) reject_param(p, "labels", "give the label column(s)");
-  auto reader = std::make_unique<CsvReader>(file_opener(resolve_data_path(p.string("file"))), o);
+  auto reader = std::make_unique<CsvReader>(file_opener(resolve_param_path(p, "file")), o);
   FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
   if (o.missing == CsvMissing::mean && config.sparse_design)
     reject_param(p, "missing", "mean imputation applies to dense designs");

@@ -649,12 +649,12 @@ std::string resolve_param_path(const Params& p, const std::string& name) {
   std::string path;
   try {
     path = resolve_data_path(p.string(name));
-  } catch (const DataError& e) {
-    throw DataError("at " + p.path_of(name) + ": " + e.what());
+  } catch (const DataError& e) {  // a ConfigError: the CLI then names the experiment file too
+    throw ConfigError("at " + p.path_of(name) + ": " + e.what());
   }
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))  // an absolute path is returned unchecked
-    throw DataError("at " + p.path_of(name) + ": " + path + ": no such file (expected a data file)");
+    throw ConfigError("at " + p.path_of(name) + ": " + path + ": no such file (expected a data file)");
   return path;
 }
 

@@ -252,7 +252,7 @@ void declare_feature_parameters(Schema& s);
 /// missing file is an InputError naming the path and /data/test_file (JSON path of `p`).
 std::unique_ptr<RecordReader> make_test_reader(
     const Params& p, const std::function<std::unique_ptr<RecordReader>(const std::string& path)>& make_reader);
-/// `resolve_data_path` of the path in parameter `name`; a missing file is a DataError that starts
+/// `resolve_data_path` of the path in parameter `name`; a missing file is a ConfigError that starts
 /// with the parameter's JSON path ("at /data/test_file: …").
 std::string resolve_param_path(const Params& p, const std::string& name);
 /// Reads the parameters (feature ones when declared), checking combinations against the operator

@@ -195,9 +195,9 @@ std::unique_ptr<Component> make_idx(const Params& p, const BuildContext& ctx) {
   std::string operator_name;
   auto op = make_operator(p, ctx, operator_name);
   StreamOpener labels;
-  if (p.has("labels")) labels = file_opener(resolve_data_path(p.string("labels")));
+  if (p.has("labels")) labels = file_opener(resolve_param_path(p, "labels"));
   auto reader =
-      std::make_unique<IdxReader>(file_opener(resolve_data_path(p.string("file"))), labels, p.number("value_scale"));
+      std::make_unique<IdxReader>(file_opener(resolve_param_path(p, "file")), labels, p.number("value_scale"));
   FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
   // The test file's labels: needed exactly when the training file has labels.
   if (p.has("test_labels") && !p.has("test_file"))

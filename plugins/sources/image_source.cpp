@@ -187,7 +187,7 @@ namespace {
 std::unique_ptr<Component> make_image(const Params& p, const BuildContext& ctx) {
   std::string operator_name;
   auto op = make_operator(p, ctx, operator_name);
-  auto reader = std::make_unique<ImageReader>(file_opener(resolve_data_path(p.string("file"))),
+  auto reader = std::make_unique<ImageReader>(file_opener(resolve_param_path(p, "file")),
                                               p.string("colour") == "rgb", p.number("value_scale"));
   FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
   return std::make_unique<FileSource>("image", config, std::move(reader), std::move(op));

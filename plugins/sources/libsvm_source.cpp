@@ -151,7 +151,7 @@ std::unique_ptr<Component> make_libsvm(const Params& p, const BuildContext& ctx)
                      : indexing == "one" ? LibsvmIndexing::one_based
                                          : LibsvmIndexing::automatic;
   if (p.has("dimension")) options.dimension = p.integer("dimension");
-  auto reader = std::make_unique<LibsvmReader>(file_opener(resolve_data_path(p.string("file"))), options);
+  auto reader = std::make_unique<LibsvmReader>(file_opener(resolve_param_path(p, "file")), options);
   FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
   // Detected per file, the index base could differ between the two files (a test file without an
   // index 0 would be read 1-based): with a test file it must be declared.

@@ -155,7 +155,7 @@ std::unique_ptr<Component> make_ratings(const Params& p, const BuildContext& ctx
                                                  "to a chronological split");
     o.chronological = RatingsOptions::Chronological{p.number("validation_fraction"), p.number("test_fraction")};
   }
-  auto reader = std::make_unique<RatingsReader>(file_opener(resolve_data_path(p.string("file"))), o);
+  auto reader = std::make_unique<RatingsReader>(file_opener(resolve_param_path(p, "file")), o);
   FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
   config.value_scale = 1.0;  // applied by the reader
   return std::make_unique<FileSource>("ratings", config, std::move(reader), std::move(op));

@@ -35,9 +35,16 @@ TEST_CASE("an empty file is an error for every text format", "[file_sources][err
              Contains("at least one record"));
 }
 
-TEST_CASE("a missing file names the places looked in", "[file_sources][errors]") {
-  CHECK_THAT(data_error_of({{"name", "libsvm"}, {"file", "no/such/file.svm"}}),
-             Contains("no/such/file.svm") && Contains("looked in") && Contains("fetch-datasets"));
+TEST_CASE("a missing file names its parameter and the places looked in", "[file_sources][errors]") {
+  // A ConfigError, so that the CLI also names the experiment file.
+  std::string message;
+  try {
+    open_source({{"name", "libsvm"}, {"file", "no/such/file.svm"}});
+  } catch (const ConfigError& e) {
+    message = e.what();
+  }
+  CHECK_THAT(message, Contains("at /file") && Contains("no/such/file.svm") && Contains("looked in") &&
+                          Contains("fetch-datasets"));
 }
 
 TEST_CASE("a truncated gzip file is an error, not a short data set", "[file_sources][errors]") {
