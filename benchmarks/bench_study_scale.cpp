@@ -61,7 +61,7 @@ void BM_plan_10000_trials(benchmark::State& state) {
   study();
   for (auto _ : state) {
     const Plan plan = plan_experiment(compose_experiment(kFolder / "study.json", {}), bench::registry());
-    const auto done = ResultsStore(kFolder / "results").completed_keys();
+    const auto done = ResultsStore(kFolder / "results").completed();
     benchmark::DoNotOptimize(done.size() + plan.trials.size());
   }
 }

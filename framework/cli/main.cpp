@@ -2,6 +2,7 @@
 // study with failed or diverged trials), 2 bad input (usage, experiment file, plugin, data).
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
@@ -18,6 +19,8 @@
 #include "rankone/store/selection.hpp"
 #include "rankone/store/summary.hpp"
 
+#include "isolation.hpp"
+#include "rankone/runner/code_identity.hpp"
 #ifdef RANKONE_WITH_MPI
 #include "mpi_executor.hpp"
 #endif
@@ -31,11 +34,20 @@ constexpr const char* kUsage = R"(usage: rankone <command> [arguments]
 
 commands:
   run FILE [key.path=value ...] [--out DIR] [--jobs N] [--quiet] [--report]
+         [--trial-seconds S] [--trial-memory MB] [--keep-stale | --rerun-all] [--in-process]
                       run an experiment; results go to DIR (default results/<name>)
                       and completed trials already there are skipped; --report also
-                      writes DIR/report.html; under mpirun, rank 0 owns DIR
+                      writes DIR/report.html; under mpirun, rank 0 owns DIR.
+                      Every trial runs in a process of its own: one that crashes,
+                      hangs or passes a limit (--trial-seconds, --trial-memory, or the
+                      experiment's "limits") is recorded failed with the cause, and the
+                      study goes on. Trials stored by code that has changed since (stale)
+                      run again and replace the stored ones; --keep-stale keeps them,
+                      --rerun-all runs every trial again. --in-process runs trials on
+                      threads of this process, without isolation (for debugging).
   plan FILE [key.path=value ...] [--out DIR]
-                      list the trials and which are already done in DIR
+                      list the trials and which are done, stale (with the library whose
+                      code changed) or to run in DIR
   validate FILE [key.path=value ...]
                       check the experiment and print it resolved (extends, overrides, defaults)
   plugins [--json]    list the registered plugins
@@ -161,25 +173,67 @@ int stop_on_error(int code) {
   return code;
 }
 
+double parse_number(const std::string& option, const std::string& v) {
+  try {
+    std::size_t used = 0;
+    const double x = std::stod(v, &used);
+    if (used == v.size()) return x;
+  } catch (const std::exception&) {
+  }
+  throw UsageError(option + ": expected a number, found '" + v + "'");
+}
+
+/// The per-trial limits: the command line's flags over the experiment's "limits"; memory defaults
+/// to the machine's share of each trial that runs at once.
+TrialLimits trial_limits(const Args& a, const Plan& plan, int concurrent_trials) {
+  TrialLimits limits = plan.limits;
+  if (a.options.count("--trial-seconds")) {
+    const double s = parse_number("--trial-seconds", a.options.at("--trial-seconds"));
+    if (!(s > 0)) throw UsageError("--trial-seconds: expected a number of seconds > 0, found '" + a.options.at("--trial-seconds") + "'");
+    limits.seconds = s;
+  }
+  if (a.options.count("--trial-memory")) {
+    const double mb = parse_number("--trial-memory", a.options.at("--trial-memory"));
+    if (!(mb >= 1) || mb != std::floor(mb))
+      throw UsageError("--trial-memory: expected a whole number of MiB ≥ 1, found '" + a.options.at("--trial-memory") + "'");
+    limits.memory_mb = static_cast<std::int64_t>(mb);
+  }
+  if (!limits.memory_mb) limits.memory_mb = isolation::default_memory_limit_mb(concurrent_trials);
+  return limits;
+}
+
 int cmd_run(const Args& a, const std::string& cmdline) {
   const auto exp = load_experiment(a, "run");
   const Registry registry = load_registry(&exp);
   const Plan plan = plan_experiment(exp, registry);
+  if (a.flags.count("--keep-stale") && a.flags.count("--rerun-all"))
+    throw UsageError("--keep-stale and --rerun-all contradict each other; give one");
+  const bool in_process = a.flags.count("--in-process") > 0;
+  const int jobs = parse_jobs(a);
+  isolation::HostConfig hosts;
+  hosts.plugin_paths = experiment_plugin_paths(exp);
   TrialExecutor executor;
 #ifdef RANKONE_WITH_MPI
   if (mpi_session) {
+    hosts.limits = trial_limits(a, plan, 1);
     if (mpi_session->rank() != 0) {  // workers run what rank 0 hands out and print nothing
-      mpi::worker(*mpi_session, plan, registry);
+      mpi::worker(*mpi_session, plan, registry, in_process ? nullptr : &hosts);
       return 0;
     }
     executor = mpi::coordinator(*mpi_session, plan);
   }
 #endif
+  if (!executor) {
+    hosts.limits = trial_limits(a, plan, jobs);
+    executor = in_process ? thread_executor(jobs) : isolation::isolated_executor(jobs, hosts);
+  }
   RunOptions opts;
   opts.out = output_folder(a, exp);
-  opts.jobs = parse_jobs(a);
+  opts.jobs = jobs;
   opts.progress = !a.flags.count("--quiet") && isatty(STDERR_FILENO);
   opts.command = cmdline;
+  opts.keep_stale = a.flags.count("--keep-stale") > 0;
+  opts.rerun_all = a.flags.count("--rerun-all") > 0;
   RunReport report;
   try {
     report = run_plan(plan, exp, registry, opts, executor);
@@ -190,8 +244,14 @@ int cmd_run(const Args& a, const std::string& cmdline) {
   std::cout << "results: " << ResultsStore::database_path(opts.out).string() << "\n"
             << "trials: " << report.total << " (" << report.completed << " run now, " << report.skipped
             << " already complete, " << failures << " failed or diverged) in " << std::fixed << std::setprecision(1)
-            << report.seconds << " s\n"
-            << "next: rankone export " << opts.out.string() << " --format csv\n";
+            << report.seconds << " s\n";
+  if (report.stale_rerun)
+    std::cout << "stale: " << report.stale_rerun << " stored trials were run again because their code changed "
+              << "(the new results replace them; --keep-stale keeps them)\n";
+  if (report.stale_kept)
+    std::cout << "stale: " << report.stale_kept << " stored trials were kept although their code changed (--keep-stale); "
+              << "rankone plan lists them\n";
+  std::cout << "next: rankone export " << opts.out.string() << " --format csv\n";
   if (failures) {
     std::cout << "failed or diverged trials:\n";
     ResultsStore store(opts.out);
@@ -212,22 +272,29 @@ int cmd_plan(const Args& a) {
   const Registry registry = load_registry(&exp);
   const Plan plan = plan_experiment(exp, registry);
   const fs::path out = output_folder(a, exp);
-  std::set<std::string> done;
-  if (ResultsStore::exists(out)) done = ResultsStore(out).completed_keys();
-  std::size_t n_done = 0;
+  std::map<std::string, Json> completed;
+  if (ResultsStore::exists(out)) completed = ResultsStore(out).completed();
+  const std::vector<TrialState> states = trial_states(plan, completed);
+  std::size_t n_done = 0, n_stale = 0;
   std::cout << std::left << std::setw(6) << "#" << std::setw(6) << "cell" << std::setw(5) << "rep" << std::setw(24)
             << "estimator" << std::setw(7) << "state" << "coordinates\n";
   for (std::size_t i = 0; i < plan.trials.size(); ++i) {
     const auto& t = plan.trials[i];
-    const bool is_done = done.count(t.key) > 0;
-    n_done += is_done;
+    const auto standing = states[i].standing;
+    n_done += standing == TrialState::Standing::done;
+    n_stale += standing == TrialState::Standing::stale;
+    const char* state = standing == TrialState::Standing::done ? "done" : standing == TrialState::Standing::stale ? "stale" : "todo";
     std::cout << std::setw(6) << i << std::setw(6) << t.cell << std::setw(5) << t.repetition << std::setw(24) << t.label
-              << std::setw(7) << (is_done ? "done" : "todo") << t.coordinates.dump() << "\n";
+              << std::setw(7) << state << t.coordinates.dump() << "\n";
+    for (const auto& reason : states[i].stale_reasons) std::cout << "        stale: " << reason << "\n";
   }
   std::cout << plan.trials.size() << " trials (" << plan.cells.size() << " cells × "
             << plan.resolved["repetitions"].get<int>() << " repetitions × " << plan.resolved["estimators"].size()
-            << " estimators): " << n_done << " done, " << plan.trials.size() - n_done << " to run; output " << out.string()
-            << "\n";
+            << " estimators): " << n_done << " done, " << n_stale << " stale, " << plan.trials.size() - n_done - n_stale
+            << " to run; output " << out.string() << "\n";
+  if (n_stale)
+    std::cout << "stale trials were stored by code that has changed since: rankone run reruns them "
+                 "(--keep-stale keeps them)\n";
   return 0;
 }
 
@@ -284,16 +351,6 @@ int cmd_describe(const Args& a) {
               << "  " << std::setw(22) << "" << p.doc << "\n";
   }
   return 0;
-}
-
-double parse_number(const std::string& option, const std::string& v) {
-  try {
-    std::size_t used = 0;
-    const double x = std::stod(v, &used);
-    if (used == v.size()) return x;
-  } catch (const std::exception&) {
-  }
-  throw UsageError(option + ": expected a number, found '" + v + "'");
 }
 
 int cmd_summarize(const Args& a) {
@@ -390,6 +447,8 @@ int cmd_export(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A trial host is started by `rankone run` (or an MPI rank) and is never an MPI process itself.
+  if (argc == 2 && std::string(argv[1]) == "trial-host") return isolation::trial_host_main();
   try {
 #ifdef RANKONE_WITH_MPI
     if (mpi::launched_with_several_ranks()) mpi_session = std::make_unique<mpi::Session>(argc, argv);
@@ -406,7 +465,10 @@ int main(int argc, char** argv) {
       std::cout << kUsage;
       return 0;
     }
-    if (cmd == "run") return cmd_run(parse_args(argc, argv, 2, {"--out", "--jobs"}, {"--quiet", "--report"}), command_line(argc, argv));
+    if (cmd == "run")
+      return cmd_run(parse_args(argc, argv, 2, {"--out", "--jobs", "--trial-seconds", "--trial-memory"},
+                                {"--quiet", "--report", "--keep-stale", "--rerun-all", "--in-process"}),
+                     command_line(argc, argv));
     if (cmd == "plan") return cmd_plan(parse_args(argc, argv, 2, {"--out"}, {}));
     if (cmd == "validate") return cmd_validate(parse_args(argc, argv, 2, {}, {}));
     if (cmd == "plugins") return cmd_plugins(parse_args(argc, argv, 2, {}, {"--json"}));

@@ -80,16 +80,27 @@ TrialExecutor coordinator(const Session& session, const Plan& plan) {
   };
 }
 
-void worker(const Session& session, const Plan& plan, const Registry& registry) {
+void worker(const Session& session, const Plan& plan, const Registry& registry, const isolation::HostConfig* hosts) {
   boost::mpi::communicator& world = session.impl_->world;
+  std::unique_ptr<isolation::TrialHost> host;
   world.send(0, ready, std::string());
   while (true) {
     long index = 0;
     const boost::mpi::status st = world.recv(0, boost::mpi::any_tag, index);
     if (st.tag() == stop) return;
+    const TrialSpec& spec = plan.trials.at(static_cast<std::size_t>(index));
     try {
-      const TrialRecord rec = run_trial(plan.trials.at(static_cast<std::size_t>(index)), registry);
-      world.send(0, result, trial_to_json(rec).dump());
+      if (!hosts) {
+        world.send(0, result, trial_to_json(run_trial(spec, registry)).dump());
+        continue;
+      }
+      if (!host) host = std::make_unique<isolation::TrialHost>(isolation::current_executable(), *hosts);
+      host->send(spec);
+      isolation::HostReply reply = host->wait_reply();
+      if (reply.host_ended) host.reset();  // a fresh host for the next trial
+      if (reply.kind == isolation::HostReply::Kind::input_error) throw InputError(reply.message);
+      if (reply.kind == isolation::HostReply::Kind::runtime_error) throw std::runtime_error(reply.message);
+      world.send(0, result, trial_to_json(reply.record).dump());
     } catch (const InputError& e) {
       world.send(0, input_error, std::string(e.what()));
     } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 // hands out trials one at a time as ranks ask for work; every rank composes the same plan.
 #include <memory>
 
+#include "isolation.hpp"
 #include "rankone/runner/runner.hpp"
 
 namespace rankone::mpi {
@@ -12,7 +13,7 @@ bool launched_with_several_ranks();
 
 class Session;
 TrialExecutor coordinator(const Session& session, const Plan& plan);
-void worker(const Session& session, const Plan& plan, const Registry& registry);
+void worker(const Session& session, const Plan& plan, const Registry& registry, const isolation::HostConfig* hosts);
 
 /// Initialises MPI for the process lifetime (call once, before anything else uses MPI).
 class Session {
@@ -29,12 +30,15 @@ class Session {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   friend TrialExecutor coordinator(const Session& session, const Plan& plan);
-  friend void worker(const Session& session, const Plan& plan, const Registry& registry);
+  friend void worker(const Session& session, const Plan& plan, const Registry& registry,
+                     const isolation::HostConfig* hosts);
 };
 
 /// Rank 0's executor: dispatches the trials to ranks 1..size-1 and collects their records.
 TrialExecutor coordinator(const Session& session, const Plan& plan);
-/// Ranks ≥ 1: run the trials rank 0 sends until told to stop.
-void worker(const Session& session, const Plan& plan, const Registry& registry);
+/// Ranks ≥ 1: run the trials rank 0 sends until told to stop, each in a process of their own
+/// through one trial host started by exec (fork() after MPI_Init is unsafe), or in this process
+/// when `hosts` is null (--in-process).
+void worker(const Session& session, const Plan& plan, const Registry& registry, const isolation::HostConfig* hosts);
 
 }  // namespace rankone::mpi

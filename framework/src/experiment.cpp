@@ -1,5 +1,6 @@
 // Experiment composition, validation and planning.
 #include "rankone/experiment/experiment.hpp"
+#include "rankone/runner/code_identity.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -198,7 +199,7 @@ void load_experiment_plugins(Registry& registry, const ComposedExperiment& exper
 namespace {
 
 const std::set<std::string> kTopLevelKeys = {"name", "description", "seed", "repetitions", "plugin_paths", "data",
-                                             "estimators", "metrics", "sweep", "record_every", "success"};
+                                             "estimators", "metrics", "sweep", "record_every", "success", "limits"};
 
 struct SweepAxis {
   std::vector<std::string> paths;  // one path, or several moving together
@@ -293,6 +294,21 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry) {
 
   const auto axes = read_sweep(exp, ctx);
   Plan plan;
+  if (doc.contains("limits")) {
+    const Json& l = doc["limits"];
+    if (!l.is_object()) ctx.fail("/limits", "an object {\"trial_seconds\": s, \"trial_memory_mb\": m}", l);
+    for (auto it = l.begin(); it != l.end(); ++it) {
+      if (it.key() == "trial_seconds") {
+        if (!it->is_number() || !(it->get<double>() > 0)) ctx.fail("/limits/trial_seconds", "a number of seconds > 0", *it);
+        plan.limits.seconds = it->get<double>();
+      } else if (it.key() == "trial_memory_mb") {
+        if (!it->is_number_integer() || it->get<std::int64_t>() < 1) ctx.fail("/limits/trial_memory_mb", "an integer ≥ 1 (MiB)", *it);
+        plan.limits.memory_mb = it->get<std::int64_t>();
+      } else {
+        ctx.fail_message("/limits/" + it.key(), "unknown key '" + it.key() + "'; expected \"trial_seconds\" or \"trial_memory_mb\"");
+      }
+    }
+  }
   for (const auto& a : axes)
     for (const auto& p : a.paths) plan.axes.push_back(p);
 
@@ -391,11 +407,37 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry) {
                                  {"record_every", record_every},
                                  {"data_seed", t.data_seed},
                                  {"estimator_seed", t.estimator_seed}});
+        t.code = code_identity(t, registry);
         plan.trials.push_back(std::move(t));
       }
     }
   }
   return plan;
+}
+
+Json trial_spec_to_json(const TrialSpec& t) {
+  return Json{{"cell", t.cell}, {"coordinates", t.coordinates}, {"repetition", t.repetition},
+              {"estimator_index", t.estimator_index}, {"label", t.label}, {"data", t.data}, {"estimator", t.estimator},
+              {"metrics", t.metrics}, {"record_every", t.record_every}, {"data_seed", t.data_seed},
+              {"estimator_seed", t.estimator_seed}, {"key", t.key}, {"code", t.code}};
+}
+
+TrialSpec trial_spec_from_json(const Json& j) {
+  TrialSpec t;
+  t.cell = j.at("cell").get<std::size_t>();
+  t.coordinates = j.at("coordinates");
+  t.repetition = j.at("repetition").get<int>();
+  t.estimator_index = j.at("estimator_index").get<std::size_t>();
+  t.label = j.at("label").get<std::string>();
+  t.data = j.at("data");
+  t.estimator = j.at("estimator");
+  t.metrics = j.at("metrics");
+  t.record_every = j.at("record_every").get<int>();
+  t.data_seed = j.at("data_seed").get<std::uint64_t>();
+  t.estimator_seed = j.at("estimator_seed").get<std::uint64_t>();
+  t.key = j.at("key").get<std::string>();
+  t.code = j.at("code");
+  return t;
 }
 
 }  // namespace rankone

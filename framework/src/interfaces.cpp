@@ -28,6 +28,10 @@ Metric::~Metric() = default;
 
 std::string to_string(Link link) { return link == Link::sign ? "sign" : "identity"; }
 
+void DataSource::note(std::string text) {
+  if (std::find(notes_.begin(), notes_.end(), text) == notes_.end()) notes_.push_back(std::move(text));
+}
+
 Batch DataSource::next(Index n) {
   Batch b = produce(n);
   samples_drawn_ += b.size();
@@ -39,6 +43,7 @@ std::string to_string(Status s) {
     case Status::running: return "running";
     case Status::converged: return "converged";
     case Status::max_iterations: return "max_iterations";
+    case Status::stalled: return "stalled";
     case Status::diverged: return "diverged";
     case Status::failed: return "failed";
   }
@@ -46,7 +51,8 @@ std::string to_string(Status s) {
 }
 
 Status status_from_string(const std::string& s) {
-  for (Status st : {Status::running, Status::converged, Status::max_iterations, Status::diverged, Status::failed})
+  for (Status st : {Status::running, Status::converged, Status::max_iterations, Status::stalled, Status::diverged,
+                    Status::failed})
     if (to_string(st) == s) return st;
   throw InputError("unknown status '" + s + "'");
 }

@@ -130,6 +130,19 @@ DifferenceNorms difference_norms(const LowRankModel& a, const LowRankModel* b) {
   return norms_of_dense(compress(A, B).core);
 }
 
+Vector singular_values(const LowRankModel& m) {
+  const Index k = m.rank();
+  if (k == 0 || m.rows() == 0 || m.cols() == 0) return Vector();
+  Vector all;
+  if (m.zero_diagonal) {
+    all = Eigen::BDCSVD<Matrix>(m.dense()).singularValues();
+  } else {
+    const Factors f = effective_factors(m);
+    all = Eigen::BDCSVD<Matrix>(compress(f.left, f.right).core).singularValues();
+  }
+  return all.head(std::min<Index>(k, all.size()));
+}
+
 Matrix dominant_subspace(const LowRankModel& m, Index k) {
   if (k < 0 || k > m.rows())
     throw std::invalid_argument("dominant_subspace: k = " + std::to_string(k) + " outside [0, " +

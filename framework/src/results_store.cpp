@@ -31,6 +31,13 @@ std::string now_utc() {
   return os.str();
 }
 
+/// A string as an SQL literal.
+std::string quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
 class Statement {
  public:
   Statement(sqlite3* db, const char* sql) : db_(db) {
@@ -55,11 +62,16 @@ class Statement {
   }
   std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
   double real(int col) const { return sqlite3_column_double(stmt_, col); }
+  bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 
  private:
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
 };
+
+/// The store's layout. Version 1 had no code identities and no diagnostics; version 2 adds both
+/// (PRAGMA user_version holds the number; a version 1 store is migrated in place).
+constexpr int kSchemaVersion = 2;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS runs(
@@ -68,16 +80,25 @@ CREATE TABLE IF NOT EXISTS runs(
 CREATE TABLE IF NOT EXISTS trials(
   id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL, run_id INTEGER, cell INTEGER, coordinates TEXT,
   repetition INTEGER, estimator TEXT, label TEXT, data_seed TEXT, estimator_seed TEXT, status TEXT,
-  message TEXT, iterations INTEGER, samples INTEGER, seconds REAL, config TEXT, finished TEXT);
+  message TEXT, iterations INTEGER, samples INTEGER, seconds REAL, config TEXT, finished TEXT,
+  code_id INTEGER, diagnostics TEXT);
 CREATE TABLE IF NOT EXISTS points(
   trial_id INTEGER NOT NULL, iteration INTEGER, samples INTEGER, seconds REAL, metric TEXT, value REAL);
 CREATE INDEX IF NOT EXISTS points_by_trial ON points(trial_id);
+CREATE TABLE IF NOT EXISTS code_identities(id INTEGER PRIMARY KEY, identity TEXT UNIQUE NOT NULL);
+)sql";
+
+constexpr const char* kMigrateFrom1 = R"sql(
+ALTER TABLE trials ADD COLUMN code_id INTEGER;
+ALTER TABLE trials ADD COLUMN diagnostics TEXT;
+CREATE TABLE IF NOT EXISTS code_identities(id INTEGER PRIMARY KEY, identity TEXT UNIQUE NOT NULL);
 )sql";
 
 }  // namespace
 
 std::filesystem::path ResultsStore::database_path(const std::filesystem::path& folder) { return folder / "results.sqlite"; }
 bool ResultsStore::exists(const std::filesystem::path& folder) { return std::filesystem::exists(database_path(folder)); }
+int ResultsStore::current_schema_version() { return kSchemaVersion; }
 
 ResultsStore::ResultsStore(const std::filesystem::path& folder) : path_(database_path(folder)) {
   std::error_code ec;
@@ -91,10 +112,43 @@ ResultsStore::ResultsStore(const std::filesystem::path& folder) : path_(database
   sqlite3_busy_timeout(db_, 10000);
   try {
     exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
-    exec(kSchema);
+    upgrade_schema();
+  } catch (const InputError&) {
+    sqlite3_close(db_);
+    throw;
   } catch (const std::exception& e) {
     sqlite3_close(db_);
     throw InputError(path_.string() + " is not a RankOne results database: " + e.what());
+  }
+}
+
+int ResultsStore::schema_version() const {
+  Statement v(db_, "PRAGMA user_version");
+  v.step();
+  const int version = static_cast<int>(v.integer(0));
+  if (version > 0) return version;
+  Statement t(db_, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'trials'");
+  t.step();
+  return t.integer(0) > 0 ? 1 : 0;  // version 1 stores predate the version number
+}
+
+void ResultsStore::upgrade_schema() {
+  exec("BEGIN IMMEDIATE");
+  try {
+    const int version = schema_version();
+    if (version > kSchemaVersion)
+      throw InputError(path_.string() + ": results store of schema version " + std::to_string(version) +
+                       ", but this rankone reads version " + std::to_string(kSchemaVersion) +
+                       " and earlier; use a newer rankone");
+    if (version == 1) exec(kMigrateFrom1);
+    if (version < kSchemaVersion) {
+      exec(kSchema);
+      exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+    }
+    exec("COMMIT");
+  } catch (...) {
+    exec("ROLLBACK");
+    throw;
   }
 }
 
@@ -125,24 +179,40 @@ void ResultsStore::end_run(std::int64_t run_id, const std::string& status) {
   s.step();
 }
 
-std::set<std::string> ResultsStore::completed_keys() const {
-  std::set<std::string> keys;
-  Statement s(db_, "SELECT key FROM trials");
-  while (s.step()) keys.insert(s.text(0));
-  return keys;
+std::map<std::string, Json> ResultsStore::completed() const {
+  std::map<std::string, Json> done;
+  Statement s(db_, "SELECT trials.key, code_identities.identity FROM trials "
+                   "LEFT JOIN code_identities ON code_identities.id = trials.code_id");
+  while (s.step()) done[s.text(0)] = s.is_null(1) ? Json::object() : Json::parse(s.text(1));
+  return done;
 }
 
-bool ResultsStore::write_trial(std::int64_t run_id, const TrialRecord& t) {
+std::int64_t ResultsStore::code_id(const Json& identity) {
+  const std::string text = identity.dump();
+  Statement ins(db_, "INSERT INTO code_identities(identity) VALUES(?) ON CONFLICT(identity) DO NOTHING");
+  ins.bind(1, text).step();
+  Statement sel(db_, "SELECT id FROM code_identities WHERE identity = ?");
+  sel.bind(1, text);
+  if (!sel.step()) throw std::runtime_error("results store (" + path_.string() + "): code identity not stored");
+  return sel.integer(0);
+}
+
+bool ResultsStore::write_trial(std::int64_t run_id, const TrialRecord& t, WriteMode mode) {
   exec("BEGIN IMMEDIATE");
   try {
+    if (mode == WriteMode::replace) {
+      exec("DELETE FROM points WHERE trial_id IN (SELECT id FROM trials WHERE key = " + quoted(t.key) + ")");
+      exec("DELETE FROM trials WHERE key = " + quoted(t.key));
+    }
+    const std::int64_t code = code_id(t.code);
     Statement ins(db_, "INSERT INTO trials(key, run_id, cell, coordinates, repetition, estimator, label, data_seed, "
-                       "estimator_seed, status, message, iterations, samples, seconds, config, finished) "
-                       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(key) DO NOTHING");
+                       "estimator_seed, status, message, iterations, samples, seconds, config, finished, code_id, "
+                       "diagnostics) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(key) DO NOTHING");
     ins.bind(1, t.key).bind(2, run_id).bind(3, static_cast<std::int64_t>(t.cell)).bind(4, t.coordinates.dump());
     ins.bind(5, static_cast<std::int64_t>(t.repetition)).bind(6, t.estimator).bind(7, t.label);
     ins.bind(8, std::to_string(t.data_seed)).bind(9, std::to_string(t.estimator_seed)).bind(10, t.status);
     ins.bind(11, t.message).bind(12, static_cast<std::int64_t>(t.iterations)).bind(13, static_cast<std::int64_t>(t.samples));
-    ins.bind(14, t.seconds).bind(15, t.config.dump()).bind(16, now_utc());
+    ins.bind(14, t.seconds).bind(15, t.config.dump()).bind(16, now_utc()).bind(17, code).bind(18, t.diagnostics.dump());
     ins.step();
     if (sqlite3_changes(db_) == 0) {  // a concurrent run into this folder stored it first
       exec("ROLLBACK");
@@ -190,8 +260,10 @@ void number_cells_by_coordinates(std::vector<TrialRecord>& trials) {
 std::vector<TrialRecord> ResultsStore::trials(bool with_points) const {
   std::vector<TrialRecord> out;
   std::map<std::int64_t, std::size_t> by_id;
-  Statement s(db_, "SELECT id, key, cell, coordinates, repetition, estimator, label, data_seed, estimator_seed, status, "
-                   "message, iterations, samples, seconds, config FROM trials ORDER BY cell, repetition, label");
+  Statement s(db_, "SELECT trials.id, key, cell, coordinates, repetition, estimator, label, data_seed, estimator_seed, "
+                   "status, message, iterations, samples, seconds, config, diagnostics, code_identities.identity "
+                   "FROM trials LEFT JOIN code_identities ON code_identities.id = trials.code_id "
+                   "ORDER BY cell, repetition, label");
   while (s.step()) {
     TrialRecord t;
     t.key = s.text(1);
@@ -208,6 +280,8 @@ std::vector<TrialRecord> ResultsStore::trials(bool with_points) const {
     t.samples = s.integer(12);
     t.seconds = s.real(13);
     t.config = Json::parse(s.text(14));
+    if (!s.is_null(15)) t.diagnostics = Json::parse(s.text(15));
+    if (!s.is_null(16)) t.code = Json::parse(s.text(16));
     by_id[s.integer(0)] = out.size();
     out.push_back(std::move(t));
   }
@@ -236,7 +310,7 @@ Json trial_to_json(const TrialRecord& t) {
               {"estimator", t.estimator}, {"label", t.label}, {"data_seed", t.data_seed},
               {"estimator_seed", t.estimator_seed}, {"status", t.status}, {"message", t.message},
               {"iterations", t.iterations}, {"samples", t.samples}, {"seconds", t.seconds}, {"config", t.config},
-              {"points", std::move(points)}};
+              {"diagnostics", t.diagnostics}, {"code", t.code}, {"points", std::move(points)}};
 }
 
 TrialRecord trial_from_json(const Json& j) {
@@ -255,6 +329,8 @@ TrialRecord trial_from_json(const Json& j) {
   t.samples = j.at("samples").get<Index>();
   t.seconds = j.at("seconds").get<double>();
   t.config = j.at("config");
+  t.diagnostics = j.value("diagnostics", Json::object());
+  t.code = j.value("code", Json::object());
   for (const auto& p : j.at("points"))
     t.points.push_back(Point{p[0].get<int>(), p[1].get<Index>(), p[2].get<double>(), p[3].get<std::string>(), p[4].get<double>()});
   return t;

@@ -1,4 +1,4 @@
-// Trial execution and the multi-threaded run loop.
+// The run loop: which trials to run, the in-process thread executor, progress and the store.
 #include "rankone/runner/runner.hpp"
 
 #include <atomic>
@@ -9,129 +9,12 @@
 #include <mutex>
 #include <thread>
 
+#include <set>
+
 #include "rankone/core/errors.hpp"
-#include "rankone/interfaces/estimator.hpp"
-#include "rankone/interfaces/metric.hpp"
+#include "rankone/runner/code_identity.hpp"
 
 namespace rankone {
-
-namespace {
-
-/// A stopwatch that can be paused (metrics are not estimator time).
-class Stopwatch {
- public:
-  void resume() { started_ = Clock::now(); running_ = true; }
-  void pause() {
-    if (running_) elapsed_ += std::chrono::duration<double>(Clock::now() - started_).count();
-    running_ = false;
-  }
-  double seconds() const { return elapsed_; }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point started_;
-  double elapsed_ = 0.0;
-  bool running_ = false;
-};
-
-}  // namespace
-
-TrialRecord run_trial(const TrialSpec& spec, const Registry& registry) {
-  TrialRecord rec;
-  rec.key = spec.key;
-  rec.cell = spec.cell;
-  rec.coordinates = spec.coordinates;
-  rec.repetition = spec.repetition;
-  rec.estimator = spec.estimator["name"].get<std::string>();
-  rec.label = spec.label;
-  rec.data_seed = spec.data_seed;
-  rec.estimator_seed = spec.estimator_seed;
-  rec.config = Json{{"data", spec.data}, {"estimator", spec.estimator}, {"metrics", spec.metrics}};
-
-  auto source = registry.create<DataSource>(spec.data, Kind::data_source, "/data");
-  auto estimator = registry.create<Estimator>(spec.estimator, Kind::estimator, "/estimators/" + std::to_string(spec.estimator_index));
-  std::vector<std::unique_ptr<Metric>> metrics;
-  for (std::size_t m = 0; m < spec.metrics.size(); ++m)
-    metrics.push_back(registry.create<Metric>(spec.metrics[m], Kind::metric, "/metrics/" + std::to_string(m)));
-
-  source->open(spec.data_seed);
-  for (std::size_t m = 0; m < metrics.size(); ++m) {
-    const std::string name = spec.metrics[m]["name"].get<std::string>();
-    if (metrics[m]->needs_truth() && !source->truth())
-      throw ConfigError("at /metrics/" + std::to_string(m) + ": metric '" + name + "' needs a ground truth, which source '" +
-                        spec.data["name"].get<std::string>() + "' does not have");
-    if (metrics[m]->needs_test_set() && !source->test_set())
-      throw ConfigError("at /metrics/" + std::to_string(m) + ": metric '" + name + "' needs a held-out test set; give the source one (e.g. \"test_size\")");
-  }
-
-  Rng rng(spec.estimator_seed);
-  Stopwatch clock;
-  Status forced = Status::running;
-  std::string forced_message;
-
-  // Evaluates every metric; returns false (and records nothing) when the estimate is not finite.
-  auto record = [&](int iteration) {
-    const Estimate est = estimator->estimate();
-    if (!est.all_finite()) return false;
-    const MetricContext ctx{est, source->truth(), source->test_set(), source->sensing_operator(), source->link(),
-                            source->samples_drawn(), clock.seconds(), iteration};
-    std::vector<Point> points;
-    for (const auto& metric : metrics)
-      for (const auto& [name, value] : metric->evaluate(ctx)) {
-        if (!std::isfinite(value)) return false;
-        points.push_back(Point{iteration, source->samples_drawn(), clock.seconds(), name, value});
-      }
-    rec.points.insert(rec.points.end(), points.begin(), points.end());
-    return true;
-  };
-
-  try {
-    clock.resume();
-    estimator->start(*source, rng);
-    clock.pause();
-    int iteration = 0;
-    bool more = estimator->summary().status == Status::running;
-    if (!record(0)) {
-      forced = Status::diverged;
-      forced_message = "non-finite estimate or metric after initialisation";
-      more = false;
-    }
-    while (more) {
-      clock.resume();
-      more = estimator->step(*source);
-      clock.pause();
-      ++iteration;
-      const bool last = !more;
-      if (iteration % spec.record_every == 0 || last) {
-        if (!record(iteration)) {
-          forced = Status::diverged;
-          forced_message = "non-finite estimate or metric at iteration " + std::to_string(iteration);
-          break;
-        }
-      }
-    }
-  } catch (const InputError&) {
-    throw;
-  } catch (const std::exception& e) {
-    clock.pause();
-    forced = Status::failed;
-    forced_message = std::string("exception: ") + e.what();
-  }
-
-  const Summary summary = estimator->summary();
-  Status status = forced != Status::running ? forced : summary.status;
-  std::string message = forced != Status::running ? forced_message : summary.message;
-  if (status == Status::running) {  // an estimator that stopped without saying why
-    status = Status::failed;
-    message = "estimator stopped without a terminal status" + (message.empty() ? "" : ": " + message);
-  }
-  rec.status = to_string(status);
-  rec.message = message;
-  rec.iterations = summary.iterations;
-  rec.samples = source->samples_drawn();
-  rec.seconds = clock.seconds();
-  return rec;
-}
 
 namespace {
 
@@ -179,15 +62,36 @@ TrialExecutor thread_executor(int jobs) {
   };
 }
 
+std::vector<TrialState> trial_states(const Plan& plan, const std::map<std::string, Json>& completed) {
+  std::vector<TrialState> states(plan.trials.size());
+  for (std::size_t i = 0; i < plan.trials.size(); ++i) {
+    const auto it = completed.find(plan.trials[i].key);
+    if (it == completed.end()) continue;
+    states[i].stale_reasons = stale_reasons(it->second, plan.trials[i].code);
+    states[i].standing = states[i].stale_reasons.empty() ? TrialState::Standing::done : TrialState::Standing::stale;
+  }
+  return states;
+}
+
 RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const Registry& registry, const RunOptions& options,
                    const TrialExecutor& executor) {
   ResultsStore store(options.out);
-  const auto done = store.completed_keys();
+  const std::vector<TrialState> states = trial_states(plan, store.completed());
   std::vector<const TrialSpec*> todo;
-  for (const auto& t : plan.trials)
-    if (!done.count(t.key)) todo.push_back(&t);
-
+  std::set<std::string> replace;  // keys whose stored trial the new one replaces
   RunReport report;
+  for (std::size_t i = 0; i < plan.trials.size(); ++i) {
+    const auto kind = states[i].standing;
+    if (kind == TrialState::Standing::todo) {
+      todo.push_back(&plan.trials[i]);
+    } else if (options.rerun_all || (kind == TrialState::Standing::stale && !options.keep_stale)) {
+      todo.push_back(&plan.trials[i]);
+      replace.insert(plan.trials[i].key);
+      if (kind == TrialState::Standing::stale) ++report.stale_rerun;
+    } else if (kind == TrialState::Standing::stale) {
+      ++report.stale_kept;
+    }
+  }
   report.total = plan.trials.size();
   report.skipped = plan.trials.size() - todo.size();
   const std::int64_t run_id = store.begin_run(RunInfo{plan.resolved, experiment.file.string(), options.command});
@@ -220,7 +124,8 @@ RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const
   events.finished = [&](TrialRecord&& rec) {
     --running;
     ++ended;
-    if (store.write_trial(run_id, rec)) {
+    const auto mode = replace.count(rec.key) ? ResultsStore::WriteMode::replace : ResultsStore::WriteMode::keep_existing;
+    if (store.write_trial(run_id, rec, mode)) {
       ++report.completed;
       if (rec.status == "failed" || rec.status == "diverged") ++report.failed;
     } else {  // another run into this folder finished the same trial first: keep the stored one

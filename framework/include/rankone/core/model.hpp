@@ -44,6 +44,10 @@ struct DifferenceNorms {
 };
 DifferenceNorms difference_norms(const LowRankModel& a, const LowRankModel* b);
 
+/// The k = `m.rank()` largest singular values of M, in decreasing order (from the factors in
+/// O(d k²); densely when the diagonal is removed, so only for small d there).
+Vector singular_values(const LowRankModel& m);
+
 /// Orthonormal basis (d1 × k) of the dominant k-dimensional column space of M
 /// (eigenvectors by |eigenvalue| when M is symmetric, left singular vectors otherwise).
 Matrix dominant_subspace(const LowRankModel& m, Index k);

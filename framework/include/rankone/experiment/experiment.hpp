@@ -18,6 +18,7 @@
 /// \endcode
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,18 @@ struct TrialSpec {
   std::uint64_t data_seed = 0;       ///< from the experiment seed, the data coordinates and the repetition
   std::uint64_t estimator_seed = 0;  ///< from the data seed and the estimator's label
   std::string key;                   ///< content key: identical trials have identical keys
+  Json code = Json::object();        ///< the code that runs it (runner/code_identity.hpp); not in the key
+};
+
+/// A trial as JSON and back, e.g. to hand it to the process that runs it.
+Json trial_spec_to_json(const TrialSpec& t);
+TrialSpec trial_spec_from_json(const Json& j);
+
+/// Per-trial resource limits (`"limits"` in an experiment; the CLI's flags override them). A trial
+/// over a limit is stopped and recorded `failed` with the limit as its reason.
+struct TrialLimits {
+  std::optional<double> seconds;         ///< wall time
+  std::optional<std::int64_t> memory_mb; ///< resident memory, MiB
 };
 
 struct Plan {
@@ -67,6 +80,7 @@ struct Plan {
   std::vector<Json> cells;         ///< coordinates of each sweep cell
   std::vector<std::string> axes;   ///< sweep paths, in order
   std::vector<TrialSpec> trials;   ///< cell-major, then repetition, then estimator
+  TrialLimits limits;              ///< from the experiment's "limits"
 };
 
 /// Validates the composed experiment against the registry (every cell) and lists its trials.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "rankone/core/batch.hpp"
 #include "rankone/core/model.hpp"
@@ -43,12 +44,18 @@ class DataSource : public Component {
   virtual const GroundTruth* truth() const { return nullptr; }
   /// A held-out test set, or nullptr.
   virtual const Batch* test_set() const { return nullptr; }
+  /// Every choice the source made about the data that the user did not spell out (a capped test
+  /// set, a detected header, a dense or sparse design): stored with the trial, printed once a study.
+  const std::vector<std::string>& notes() const { return notes_; }
 
  protected:
   virtual Batch produce(Index n) = 0;
+  /// Records a note (once: repeated notes are kept once).
+  void note(std::string text);
 
  private:
   Index samples_drawn_ = 0;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace rankone

@@ -1,7 +1,9 @@
 #pragma once
 /// \file Estimator: start / step / estimate / summary (the Ceres Options → Summary pattern).
 /// Non-convergence is a status, never an exception; exceptions are for bugs and bad input.
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "rankone/core/model.hpp"
 #include "rankone/core/rng.hpp"
@@ -10,7 +12,9 @@
 
 namespace rankone {
 
-enum class Status { running, converged, max_iterations, diverged, failed };
+/// `stalled`: the run ended (budget spent or no more change) far from a fit of the data, a
+/// non-success verdict with a hint in the message. `failed` also covers a trial whose process died.
+enum class Status { running, converged, max_iterations, stalled, diverged, failed };
 std::string to_string(Status s);
 Status status_from_string(const std::string& s);
 
@@ -18,6 +22,11 @@ struct Summary {
   Status status = Status::running;
   std::string message;  ///< why it stopped, in a sentence
   int iterations = 0;   ///< completed steps
+  /// How well the final model fits data it had not yet used (NaN when the estimator has none);
+  /// for the sensing estimators the relative residual ||y - y_hat|| / ||y|| on the last fresh batch.
+  double fit = std::numeric_limits<double>::quiet_NaN();
+  std::string fit_measure;          ///< what `fit` is, e.g. "relative residual on the last fresh batch"
+  std::vector<std::string> notes;   ///< choices made about the data or the run, printed once per study
 };
 
 class Estimator : public Component {

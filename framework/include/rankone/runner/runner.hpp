@@ -4,6 +4,7 @@
 /// seeded from its coordinates, so results are identical for any thread count or order.
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,16 +13,32 @@
 
 namespace rankone {
 
-/// Runs one trial to completion. A diverging estimator (non-finite estimate) ends with status
-/// `diverged` and no non-finite rows; an exception from the estimator ends it with `failed`.
+/// Runs one trial to completion in this process. A diverging estimator (non-finite estimate) ends
+/// with status `diverged` and no non-finite rows; an exception from the estimator (of any type)
+/// ends it with `failed`; a terminal status set in `start` is kept and no metric is evaluated.
 /// Bad input (InputError) propagates.
 TrialRecord run_trial(const TrialSpec& spec, const Registry& registry);
+/// The record of a trial that has not run: its identity, configuration and code, no points, status
+/// `running` (for a supervisor to fill in when the trial's process dies).
+TrialRecord unfinished_record(const TrialSpec& spec);
+
+/// Where a trial of the plan stands against the trials stored in an output folder.
+struct TrialState {
+  enum class Standing { todo, done, stale } standing = Standing::todo;
+  std::vector<std::string> stale_reasons;  ///< for `stale`: which library changed, both fingerprints
+};
+/// The state of every trial of the plan (same order), given `ResultsStore::completed()`.
+std::vector<TrialState> trial_states(const Plan& plan, const std::map<std::string, Json>& completed);
 
 struct RunOptions {
   std::filesystem::path out;  ///< output folder (holds results.sqlite)
-  int jobs = 1;               ///< trial-level threads
+  int jobs = 1;               ///< trials at once
   bool progress = false;      ///< live progress line on stderr
   std::string command;        ///< the command line, for provenance
+  /// Stale trials (stored by code that has changed since) run again and replace the stored ones,
+  /// unless kept; `rerun_all` runs every trial again.
+  bool keep_stale = false;
+  bool rerun_all = false;
 };
 
 struct RunReport {
@@ -30,6 +47,8 @@ struct RunReport {
   std::size_t completed = 0;  ///< run now and written
   std::size_t written_elsewhere = 0;  ///< run now, but a concurrent run into the folder stored them first (in skipped)
   std::size_t failed = 0;     ///< of those run now: status failed or diverged
+  std::size_t stale_rerun = 0;  ///< of those run now: stale trials run again, replacing the stored ones
+  std::size_t stale_kept = 0;   ///< stale trials kept as stored (keep_stale; in skipped)
   double seconds = 0.0;
 };
 
@@ -45,6 +64,8 @@ using TrialExecutor =
     std::function<void(const std::vector<const TrialSpec*>& todo, const Registry& registry, const TrialEvents& events)>;
 
 /// Runs trials on `jobs` threads of this process (trials are independent; each owns its generators).
+/// No isolation: a plugin that crashes takes the process down. For debugging and for tests that
+/// call the runner directly; the CLI isolates every trial in a process of its own (cli/isolation).
 TrialExecutor thread_executor(int jobs);
 
 /// Runs every trial of the plan not yet complete in `options.out`, writing each as it ends.

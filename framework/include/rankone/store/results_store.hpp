@@ -7,6 +7,7 @@
 /// metric, value). A trial and its points are written in one transaction when it ends, so an
 /// interrupted run loses at most the trials in flight.
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -42,6 +43,11 @@ struct TrialRecord {
   double seconds = 0.0;
   Json config;  ///< the resolved trial: data, estimator, metrics
   std::vector<Point> points;
+  /// What the trial left besides its points: `fit` and `fit_measure`, `singular_values` of the
+  /// final estimate, `notes`; for a trial whose process died, `cause`, `stderr_tail`, `peak_memory_mb`.
+  Json diagnostics = Json::object();
+  /// The code that produced it (see runner/code_identity.hpp): role → library, fingerprint, version.
+  Json code = Json::object();
 };
 
 /// A trial record as JSON and back (exactly: doubles round-trip), e.g. to ship it between processes.
@@ -64,6 +70,8 @@ class ResultsStore {
   ResultsStore& operator=(const ResultsStore&) = delete;
 
   static std::filesystem::path database_path(const std::filesystem::path& folder);
+  /// The layout version this rankone writes; older stores are migrated when opened, newer ones refused.
+  static int current_schema_version();
   /// True when `folder` holds a results database.
   static bool exists(const std::filesystem::path& folder);
 
@@ -71,12 +79,18 @@ class ResultsStore {
   std::int64_t begin_run(const RunInfo& info);
   void end_run(std::int64_t run_id, const std::string& status);
 
-  /// Content keys of the trials already completed (any terminal status).
-  std::set<std::string> completed_keys() const;
-  /// Writes a finished trial and its points atomically. Returns false, writing nothing, when a
-  /// trial with the same key is already stored (another run into the same folder finished it
-  /// first; trials are deterministic, so the stored one is the same result).
-  bool write_trial(std::int64_t run_id, const TrialRecord& trial);
+  /// The trials already completed (any terminal status): content key → the code identity that
+  /// produced it (an empty object for trials stored before identities were recorded).
+  std::map<std::string, Json> completed() const;
+
+  enum class WriteMode {
+    keep_existing,  ///< a stored trial with the same key wins (another run finished it first)
+    replace         ///< the stored trial with the same key (and its points) is deleted first
+  };
+  /// Writes a finished trial and its points atomically. With `keep_existing`, returns false,
+  /// writing nothing, when a trial with the same key is already stored (trials are deterministic,
+  /// so the stored one is the same result). `replace` is for reruns of stale trials.
+  bool write_trial(std::int64_t run_id, const TrialRecord& trial, WriteMode mode = WriteMode::keep_existing);
 
   /// Every trial, with or without its points. Cells are numbered by distinct sweep coordinates, so
   /// trials of runs with different sweeps in one folder never share a cell.
@@ -86,6 +100,9 @@ class ResultsStore {
 
  private:
   void exec(const std::string& sql) const;
+  int schema_version() const;
+  void upgrade_schema();
+  std::int64_t code_id(const Json& identity);
   sqlite3* db_ = nullptr;
   std::filesystem::path path_;
 };

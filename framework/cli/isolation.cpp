@@ -1,0 +1,356 @@
+// Trial isolation: hosts started by exec, a forked child per trial, limits watched by the host.
+#include "isolation.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <iostream>
+
+#include "rankone/core/errors.hpp"
+#include "rankone/interfaces/estimator.hpp"
+
+extern char** environ;
+
+namespace rankone::isolation {
+
+namespace {
+
+/// Lines of a dead trial's output kept with its record, and the bytes kept to find them.
+constexpr std::size_t kStderrTailLines = 20;
+constexpr std::size_t kOutputTailBytes = 1 << 16;
+
+[[noreturn]] void system_failure(const std::string& what) {
+  throw std::runtime_error(what + ": " + std::strerror(errno));
+}
+
+void write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      system_failure("trial isolation: cannot write to a pipe");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+/// Reads what is available on a non-blocking descriptor; false at end of file.
+bool read_some(int fd, std::string& into) {
+  char buf[65536];
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      into.append(buf, static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n == 0) return false;
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
+    return false;
+  }
+}
+
+void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+std::string signal_text(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  const char* description = strsignal(sig);
+  return (abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig)) +
+         (description ? " (" + std::string(description) + ")" : "");
+}
+
+/// Resident memory of a process in MiB, from /proc (0 when it is gone).
+double resident_mb(pid_t pid) {
+  std::ifstream statm("/proc/" + std::to_string(pid) + "/statm");
+  long pages_total = 0, pages_resident = 0;
+  if (!(statm >> pages_total >> pages_resident)) return 0.0;
+  return static_cast<double>(pages_resident) * static_cast<double>(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+std::string format_mb(double mb) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f MiB", mb);
+  return buf;
+}
+
+std::string format_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
+/// The last lines of a text, at most `n`, without empty ones.
+std::vector<std::string> last_lines(const std::string& text, std::size_t n) {
+  std::deque<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (!line.empty()) {
+      lines.push_back(std::move(line));
+      if (lines.size() > n) lines.pop_front();
+    }
+    start = end + 1;
+  }
+  return {lines.begin(), lines.end()};
+}
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/// The host's own peak resident memory since the last reset, in MiB (VmHWM).
+double own_peak_mb() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  return 0.0;
+}
+
+/// Resets the peak-memory mark, so that the next VmHWM is the next trial's own.
+void reset_own_peak() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+}
+
+}  // namespace
+
+std::int64_t default_memory_limit_mb(int concurrent_trials) {
+  const double pages = static_cast<double>(::sysconf(_SC_PHYS_PAGES));
+  const double total_mb = pages * static_cast<double>(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+  return static_cast<std::int64_t>(0.9 * total_mb / std::max(1, concurrent_trials));
+}
+
+int trial_host_main() {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the host ends with the process that started it
+  // The protocol keeps the original stdout; whatever plugins print on stdout joins stderr.
+  const int protocol = ::dup(STDOUT_FILENO);
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  auto reply = [protocol](const Json& j) { write_all(protocol, j.dump() + "\n"); };
+  std::string line;
+  if (!std::getline(std::cin, line)) return 0;
+  Registry registry;
+  try {
+    const Json config = Json::parse(line);
+    registry.load_default();
+    for (const auto& p : config.at("plugin_paths")) registry.load_path(p.get<std::string>());
+  } catch (const InputError& e) {
+    reply(Json{{"input_error", e.what()}});
+    return 2;
+  } catch (const std::exception& e) {
+    reply(Json{{"runtime_error", std::string("trial host: ") + e.what()}});
+    return 1;
+  }
+  while (std::getline(std::cin, line)) {
+    Json answer;
+    try {
+      const TrialSpec spec = trial_spec_from_json(Json::parse(line).at("trial"));
+      reset_own_peak();
+      TrialRecord rec = run_trial(spec, registry);
+      rec.diagnostics["peak_memory_mb"] = own_peak_mb();
+      answer = Json{{"record", trial_to_json(rec)}};
+    } catch (const InputError& e) {
+      answer = Json{{"input_error", e.what()}};
+    } catch (const std::exception& e) {
+      answer = Json{{"runtime_error", std::string("trial host: ") + e.what()}};
+    }
+    std::cout.flush();
+    std::fflush(nullptr);
+    reply(answer);
+  }
+  return 0;
+}
+
+// ---- the supervisor side -------------------------------------------------------------------
+
+std::filesystem::path current_executable() { return std::filesystem::read_symlink("/proc/self/exe"); }
+
+TrialHost::TrialHost(const std::filesystem::path& executable, const HostConfig& config) : config_(config) {
+  int in[2], out[2], err[2];
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
+    system_failure("trial isolation: cannot create pipes");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+  const std::string exe = executable.string();
+  char arg0[] = "rankone";
+  char arg1[] = "trial-host";
+  char* argv[] = {arg0, arg1, nullptr};
+  const int rc = ::posix_spawn(&pid_, exe.c_str(), &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  for (int fd : {in[0], out[1], err[1]}) ::close(fd);
+  if (rc != 0) {
+    for (int fd : {in[1], out[0], err[0]}) ::close(fd);
+    errno = rc;
+    system_failure("trial isolation: cannot start " + exe + " trial-host");
+  }
+  to_host_ = in[1];
+  from_host_ = out[0];
+  host_output_ = err[0];
+  set_nonblocking(from_host_);
+  set_nonblocking(host_output_);
+  Json paths = Json::array();
+  for (const auto& p : config.plugin_paths) paths.push_back(p.string());
+  write_all(to_host_, Json{{"plugin_paths", paths}}.dump() + "\n");
+}
+
+TrialHost::~TrialHost() {
+  for (int fd : {to_host_, from_host_, host_output_})
+    if (fd >= 0) ::close(fd);
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+void TrialHost::send(const TrialSpec& spec) {
+  in_flight_ = spec;
+  output_.clear();
+  started_ = now_seconds();
+  peak_seen_mb_ = 0.0;
+  write_all(to_host_, Json{{"trial", trial_spec_to_json(spec)}}.dump() + "\n");
+}
+
+void TrialHost::add_poll_fds(std::vector<pollfd>& fds) const {
+  fds.push_back({from_host_, POLLIN, 0});
+  fds.push_back({host_output_, POLLIN, 0});
+}
+
+HostReply TrialHost::ended(const std::string& limit_reason) {
+  int status = 0;
+  rusage usage{};
+  while (::wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  read_some(host_output_, output_);  // whatever it printed last
+  std::string cause;
+  if (!limit_reason.empty()) cause = limit_reason;
+  else if (WIFSIGNALED(status)) cause = "was killed by " + signal_text(WTERMSIG(status));
+  else if (WIFEXITED(status))
+    cause = "exited with code " + std::to_string(WEXITSTATUS(status)) + " before the trial finished" +
+            (WEXITSTATUS(status) == 0 ? " (a plugin called exit()?)" : "");
+  else cause = "ended in an unknown way (wait status " + std::to_string(status) + ")";
+  HostReply r;
+  r.host_ended = true;
+  if (!in_flight_) {
+    r.kind = HostReply::Kind::runtime_error;
+    r.message = "trial host " + cause;
+    return r;
+  }
+  // The host's peak since its reset before this trial (the kernel keeps it past the reset).
+  const double peak_mb = std::max(peak_seen_mb_, static_cast<double>(usage.ru_maxrss) / 1024.0);
+  const auto tail = last_lines(output_, kStderrTailLines);
+  r.kind = HostReply::Kind::record;
+  r.record = unfinished_record(*in_flight_);
+  r.record.status = to_string(Status::failed);
+  r.record.message = "the trial's process " + cause + (tail.empty() ? "" : "; last output: " + tail.back());
+  r.record.diagnostics["cause"] = cause;
+  r.record.diagnostics["peak_memory_mb"] = peak_mb;
+  if (!tail.empty()) r.record.diagnostics["stderr_tail"] = tail;
+  in_flight_.reset();
+  return r;
+}
+
+std::optional<HostReply> TrialHost::advance() {
+  // What the trial prints still reaches the user, as it did in one process.
+  const std::size_t before = output_.size();
+  read_some(host_output_, output_);
+  if (output_.size() > before) {
+    std::cerr.write(output_.data() + before, static_cast<std::streamsize>(output_.size() - before));
+    std::cerr.flush();
+    if (output_.size() > 2 * kOutputTailBytes) output_.erase(0, output_.size() - kOutputTailBytes);
+  }
+  const bool open = read_some(from_host_, replies_);
+  const auto newline = replies_.find('\n');
+  if (newline != std::string::npos) {
+    const Json j = Json::parse(replies_.substr(0, newline));
+    replies_.erase(0, newline + 1);
+    HostReply r;
+    if (j.contains("record")) {
+      r.record = trial_from_json(j["record"]);
+    } else if (j.contains("input_error")) {
+      r.kind = HostReply::Kind::input_error;
+      r.message = j["input_error"].get<std::string>();
+    } else {
+      r.kind = HostReply::Kind::runtime_error;
+      r.message = j.value("runtime_error", std::string("trial host: malformed reply"));
+    }
+    in_flight_.reset();
+    return r;
+  }
+  if (!open) return ended("");
+  if (!in_flight_) return std::nullopt;
+  const double rss = resident_mb(pid_);
+  peak_seen_mb_ = std::max(peak_seen_mb_, rss);
+  std::string limit;
+  if (config_.limits.seconds && now_seconds() - started_ > *config_.limits.seconds)
+    limit = "exceeded the wall-time limit of " + format_seconds(*config_.limits.seconds);
+  else if (config_.limits.memory_mb && rss > static_cast<double>(*config_.limits.memory_mb))
+    limit = "exceeded the memory limit of " + format_mb(static_cast<double>(*config_.limits.memory_mb)) + " (resident " +
+            format_mb(rss) + ")";
+  if (limit.empty()) return std::nullopt;
+  ::kill(pid_, SIGKILL);
+  return ended("was stopped: it " + limit);
+}
+
+HostReply TrialHost::wait_reply() {
+  while (true) {
+    if (auto r = advance()) return std::move(*r);
+    std::vector<pollfd> fds;
+    add_poll_fds(fds);
+    if (::poll(fds.data(), fds.size(), kWatchMilliseconds) < 0 && errno != EINTR) system_failure("trial isolation: poll");
+  }
+}
+
+TrialExecutor isolated_executor(int jobs, const HostConfig& config) {
+  return [jobs, config](const std::vector<const TrialSpec*>& todo, const Registry&, const TrialEvents& events) {
+    const std::filesystem::path exe = current_executable();
+    const std::size_t slots = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, jobs)), todo.size());
+    std::vector<std::unique_ptr<TrialHost>> hosts(slots);
+    std::size_t next = 0, running = 0;
+    auto dispatch = [&](std::size_t h) {
+      if (next >= todo.size()) return;
+      if (!hosts[h]) hosts[h] = std::make_unique<TrialHost>(exe, config);
+      events.started(*todo[next]);
+      hosts[h]->send(*todo[next]);
+      ++next;
+      ++running;
+    };
+    for (std::size_t h = 0; h < slots; ++h) dispatch(h);
+    while (running > 0) {
+      std::vector<pollfd> fds;
+      for (const auto& host : hosts)
+        if (host && host->busy()) host->add_poll_fds(fds);
+      if (::poll(fds.data(), fds.size(), kWatchMilliseconds) < 0 && errno != EINTR) system_failure("trial isolation: poll");
+      for (std::size_t h = 0; h < slots; ++h) {
+        if (!hosts[h] || !hosts[h]->busy()) continue;
+        std::optional<HostReply> reply = hosts[h]->advance();
+        if (!reply) continue;
+        --running;
+        if (reply->kind == HostReply::Kind::input_error) throw InputError(reply->message);
+        if (reply->kind == HostReply::Kind::runtime_error) throw std::runtime_error(reply->message);
+        if (reply->host_ended) hosts[h].reset();  // a fresh host for the next trial
+        events.finished(std::move(reply->record));
+        dispatch(h);
+      }
+    }
+  };
+}
+
+}  // namespace rankone::isolation

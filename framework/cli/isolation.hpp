@@ -1,0 +1,95 @@
+#pragma once
+// Trial isolation: every trial runs outside the process that owns the store, so that a plugin
+// that crashes, aborts, calls exit(), hangs or allocates without bound costs one trial, never the
+// study.
+//
+// The process that owns the store (or an MPI rank) starts trial hosts by exec'ing this rankone
+// (`rankone trial-host`; never fork() of a process that may hold MPI or threads). A host loads
+// the plugins once and runs the trials it is sent, one at a time. Its supervisor watches each
+// trial's wall time and the host's resident memory against the trial's limits, keeps the tail of
+// what the trial printed, and when the host dies or is stopped at a limit, records the trial as
+// `failed` with the cause (signal, exit code or limit), that tail and the peak memory, and starts
+// a fresh host for the next trial. A host resets its peak-memory mark before each trial, so every
+// record carries its own peak.
+//
+// Protocol (JSON, one object per line): to the host, first {"plugin_paths": [...]}, then one
+// {"trial": spec} at a time; from the host, one reply per trial: {"record": trial},
+// {"input_error": message} or {"runtime_error": message}. The host's stderr (and what plugins
+// print on stdout) comes back on a pipe of its own.
+#include <poll.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rankone/runner/runner.hpp"
+
+namespace rankone::isolation {
+
+/// What every host of a study is started with.
+struct HostConfig {
+  std::vector<std::filesystem::path> plugin_paths;  ///< the experiment's extra plugin libraries
+  TrialLimits limits;                               ///< enforced per trial
+};
+
+/// The memory limit a trial gets when neither the experiment nor the command line sets one: the
+/// machine's physical memory shared by the trials that run at once, less a tenth for the system.
+std::int64_t default_memory_limit_mb(int concurrent_trials);
+
+/// One reply of a host.
+struct HostReply {
+  enum class Kind { record, input_error, runtime_error } kind = Kind::record;
+  TrialRecord record;
+  std::string message;
+  bool host_ended = false;  ///< the host process is gone (its trial, if any, is in `record`)
+};
+
+/// A running `rankone trial-host` process and its watch over the trial in flight.
+class TrialHost {
+ public:
+  TrialHost(const std::filesystem::path& executable, const HostConfig& config);
+  ~TrialHost();  // ends the host (and with it any trial it runs)
+  TrialHost(const TrialHost&) = delete;
+  TrialHost& operator=(const TrialHost&) = delete;
+
+  /// Hands the host one trial (it must be idle).
+  void send(const TrialSpec& spec);
+  bool busy() const { return in_flight_.has_value(); }
+  /// The descriptors to poll while a trial is in flight.
+  void add_poll_fds(std::vector<struct pollfd>& fds) const;
+  /// Reads what the host wrote and checks the limits; returns the reply once there is one. A host
+  /// that died, or was stopped at a limit, answers with a `failed` record for its trial
+  /// (`host_ended` is then set: start a new host for the next trial).
+  std::optional<HostReply> advance();
+  /// Blocks until the reply to the trial in flight.
+  HostReply wait_reply();
+
+ private:
+  HostReply ended(const std::string& limit_reason);
+  HostConfig config_;
+  int pid_ = -1;
+  int to_host_ = -1;
+  int from_host_ = -1;
+  int host_output_ = -1;
+  std::string replies_;  // protocol bytes not yet parsed
+  std::string output_;   // what the trial in flight printed (its tail)
+  std::optional<TrialSpec> in_flight_;
+  double started_ = 0.0;       // steady-clock seconds when the trial was sent
+  double peak_seen_mb_ = 0.0;  // the largest resident memory seen during the trial
+};
+
+/// How often a supervisor looks at its trials' clocks and memory.
+constexpr int kWatchMilliseconds = 20;
+
+/// The executor of `rankone run`: `jobs` hosts, each running one trial at a time.
+TrialExecutor isolated_executor(int jobs, const HostConfig& config);
+
+/// `rankone trial-host`: reads the protocol on stdin, replies on stdout. Returns the exit code.
+int trial_host_main();
+
+/// The running executable (to start hosts from).
+std::filesystem::path current_executable();
+
+}  // namespace rankone::isolation

@@ -1,0 +1,190 @@
+// One trial: an estimator on one data stream, metrics recorded as it iterates.
+#include <chrono>
+#include <cmath>
+#include <new>
+
+#include "rankone/core/errors.hpp"
+#include "rankone/interfaces/estimator.hpp"
+#include "rankone/interfaces/metric.hpp"
+#include "rankone/runner/runner.hpp"
+
+namespace rankone {
+
+namespace {
+
+/// A stopwatch that can be paused (metrics are not estimator time).
+class Stopwatch {
+ public:
+  void resume() { started_ = Clock::now(); running_ = true; }
+  void pause() {
+    if (running_) elapsed_ += std::chrono::duration<double>(Clock::now() - started_).count();
+    running_ = false;
+  }
+  double seconds() const { return elapsed_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point started_;
+  double elapsed_ = 0.0;
+  bool running_ = false;
+};
+
+/// What the trial leaves besides its points: the fit measure, the spectrum of the final estimate
+/// and every note the source and the estimator made.
+Json trial_diagnostics(const Summary& summary, const DataSource& source, const Estimator& estimator) {
+  Json d = Json::object();
+  if (std::isfinite(summary.fit)) {
+    d["fit"] = summary.fit;
+    d["fit_measure"] = summary.fit_measure;
+  }
+  const Estimate est = estimator.estimate();
+  if (est.rank() > 0 && est.all_finite()) {
+    const Vector s = singular_values(est);
+    d["singular_values"] = std::vector<double>(s.data(), s.data() + s.size());
+  }
+  Json notes = Json::array();
+  for (const auto& n : source.notes()) notes.push_back(n);
+  for (const auto& n : summary.notes) notes.push_back(n);
+  if (!notes.empty()) d["notes"] = std::move(notes);
+  return d;
+}
+
+}  // namespace
+
+TrialRecord unfinished_record(const TrialSpec& spec) {
+  TrialRecord rec;
+  rec.key = spec.key;
+  rec.cell = spec.cell;
+  rec.coordinates = spec.coordinates;
+  rec.repetition = spec.repetition;
+  rec.estimator = spec.estimator["name"].get<std::string>();
+  rec.label = spec.label;
+  rec.data_seed = spec.data_seed;
+  rec.estimator_seed = spec.estimator_seed;
+  rec.config = Json{{"data", spec.data}, {"estimator", spec.estimator}, {"metrics", spec.metrics}};
+  rec.code = spec.code;
+  rec.status = to_string(Status::running);
+  return rec;
+}
+
+TrialRecord run_trial(const TrialSpec& spec, const Registry& registry) {
+  TrialRecord rec = unfinished_record(spec);
+
+  // A plugin that fails while being built or opened costs its trial, not the study.
+  auto failed_setup = [&](const std::string& message) {
+    rec.status = to_string(Status::failed);
+    rec.message = message;
+    return rec;
+  };
+  std::unique_ptr<DataSource> source;
+  std::unique_ptr<Estimator> estimator;
+  std::vector<std::unique_ptr<Metric>> metrics;
+  try {
+    source = registry.create<DataSource>(spec.data, Kind::data_source, "/data");
+    estimator = registry.create<Estimator>(spec.estimator, Kind::estimator, "/estimators/" + std::to_string(spec.estimator_index));
+    for (std::size_t m = 0; m < spec.metrics.size(); ++m)
+      metrics.push_back(registry.create<Metric>(spec.metrics[m], Kind::metric, "/metrics/" + std::to_string(m)));
+    source->open(spec.data_seed);
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    return failed_setup(std::string("exception while setting up the trial: ") + e.what());
+  } catch (...) {
+    return failed_setup("exception of a type that is not std::exception while setting up the trial");
+  }
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    const std::string name = spec.metrics[m]["name"].get<std::string>();
+    if (metrics[m]->needs_truth() && !source->truth())
+      throw ConfigError("at /metrics/" + std::to_string(m) + ": metric '" + name + "' needs a ground truth, which source '" +
+                        spec.data["name"].get<std::string>() + "' does not have");
+    if (metrics[m]->needs_test_set() && !source->test_set())
+      throw ConfigError("at /metrics/" + std::to_string(m) + ": metric '" + name + "' needs a held-out test set; give the source one (e.g. \"test_size\")");
+  }
+
+  Rng rng(spec.estimator_seed);
+  Stopwatch clock;
+  Status forced = Status::running;
+  std::string forced_message;
+
+  // Evaluates every metric; returns false (and records nothing) when the estimate is not finite.
+  auto record = [&](int iteration) {
+    const Estimate est = estimator->estimate();
+    if (!est.all_finite()) return false;
+    const MetricContext ctx{est, source->truth(), source->test_set(), source->sensing_operator(), source->link(),
+                            source->samples_drawn(), clock.seconds(), iteration};
+    std::vector<Point> points;
+    for (const auto& metric : metrics)
+      for (const auto& [name, value] : metric->evaluate(ctx)) {
+        if (!std::isfinite(value)) return false;
+        points.push_back(Point{iteration, source->samples_drawn(), clock.seconds(), name, value});
+      }
+    rec.points.insert(rec.points.end(), points.begin(), points.end());
+    return true;
+  };
+
+  try {
+    clock.resume();
+    estimator->start(*source, rng);
+    clock.pause();
+    int iteration = 0;
+    // A failure declared in start is final: there is no model to evaluate. (A one-shot estimator
+    // ends in start with a success status and its model is evaluated.)
+    const Status started = estimator->summary().status;
+    bool more = started == Status::running;
+    const bool has_model = more || started == Status::converged || started == Status::max_iterations;
+    if (has_model && !record(0)) {
+      forced = Status::diverged;
+      forced_message = "non-finite estimate or metric after initialisation";
+      more = false;
+    }
+    while (more) {
+      clock.resume();
+      more = estimator->step(*source);
+      clock.pause();
+      ++iteration;
+      const bool last = !more;
+      if (iteration % spec.record_every == 0 || last) {
+        if (!record(iteration)) {
+          forced = Status::diverged;
+          forced_message = "non-finite estimate or metric at iteration " + std::to_string(iteration);
+          break;
+        }
+      }
+    }
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    clock.pause();
+    forced = Status::failed;
+    forced_message = "out of memory: an allocation failed (std::bad_alloc)";
+  } catch (const std::exception& e) {
+    clock.pause();
+    forced = Status::failed;
+    forced_message = std::string("exception: ") + e.what();
+  } catch (...) {  // a plugin threw something that is not a std::exception
+    clock.pause();
+    forced = Status::failed;
+    forced_message = "exception of a type that is not std::exception";
+  }
+
+  const Summary summary = estimator->summary();
+  Status status = forced != Status::running ? forced : summary.status;
+  std::string message = forced != Status::running ? forced_message : summary.message;
+  if (status == Status::running) {  // an estimator that stopped without saying why
+    status = Status::failed;
+    message = "estimator stopped without a terminal status" + (message.empty() ? "" : ": " + message);
+  }
+  rec.status = to_string(status);
+  rec.message = message;
+  rec.iterations = summary.iterations;
+  rec.samples = source->samples_drawn();
+  rec.seconds = clock.seconds();
+  try {
+    rec.diagnostics = trial_diagnostics(summary, *source, *estimator);
+  } catch (const std::exception& e) {  // an estimate that cannot be decomposed loses only its spectrum
+    rec.diagnostics["error"] = e.what();
+  }
+  return rec;
+}
+
+}  // namespace rankone
