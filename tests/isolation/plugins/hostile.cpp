@@ -1,0 +1,84 @@
+// A plugin that misbehaves on purpose, in one of the ways a user's plugin can: the isolation tests
+// run it beside healthy estimators and check that each misbehaviour costs only its own trial.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "rankone/plugin/plugin_api.hpp"
+#include "rankone/rankone.hpp"
+
+// Declared, never defined anywhere: calling it makes the dynamic loader fail at the call (lazy
+// binding), as a plugin built against a library that is missing at run time does.
+extern "C" void rankone_test_symbol_that_does_not_exist();
+
+namespace {
+
+using namespace rankone;
+
+class Hostile final : public Estimator {
+ public:
+  explicit Hostile(const Params& p) : behaviour_(p.string("behaviour")) {}
+  void start(DataSource&, Rng&) override {}
+  bool step(DataSource& data) override {
+    data.next(10);
+    misbehave();
+    summary_.status = Status::converged;
+    summary_.message = "behaved";
+    summary_.iterations = 1;
+    return false;
+  }
+  Estimate estimate() const override { return Estimate{}; }
+  Summary summary() const override { return summary_; }
+
+ private:
+  void misbehave() const {
+    std::fprintf(stderr, "hostile: about to %s\n", behaviour_.c_str());
+    if (behaviour_ == "segfault") std::raise(SIGSEGV);
+    if (behaviour_ == "abort") std::abort();
+    if (behaviour_ == "exit") std::exit(0);
+    if (behaviour_ == "hang")
+      while (true) ::pause();
+    if (behaviour_ == "throw_int") throw 42;
+    if (behaviour_ == "unresolved_symbol") rankone_test_symbol_that_does_not_exist();
+    if (behaviour_ == "huge_allocation") {
+      std::vector<double> v(std::size_t{1} << 44);  // 128 TiB: the allocation itself fails
+      v[0] = 1.0;
+    }
+    if (behaviour_ == "runaway_allocation") {
+      // Grows and touches memory until the memory limit stops it (never past 8 GiB here).
+      std::vector<std::unique_ptr<char[]>> blocks;
+      for (int i = 0; i < 128; ++i) {
+        blocks.emplace_back(new char[64 << 20]);
+        std::memset(blocks.back().get(), 1, 64 << 20);
+        ::usleep(20000);
+      }
+      throw std::runtime_error("runaway_allocation was not stopped by the memory limit");
+    }
+  }
+  std::string behaviour_;
+  Summary summary_;
+};
+
+PluginDescriptor describe() {
+  PluginDescriptor d;
+  Registration r;
+  r.kind = Kind::estimator;
+  r.name = "hostile";
+  r.summary = "misbehaves on purpose (isolation tests)";
+  r.schema.choice("behaviour", "segfault",
+                  {"none", "segfault", "abort", "exit", "hang", "throw_int", "unresolved_symbol", "huge_allocation",
+                   "runaway_allocation"},
+                  "how the first step misbehaves");
+  r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> { return std::make_unique<Hostile>(p); };
+  d.registrations.push_back(std::move(r));
+  return d;
+}
+
+}  // namespace
+
+RANKONE_PLUGIN(describe)
