@@ -128,6 +128,22 @@ def main():
         report.info("gfm iteration speed-up, 2 threads vs 1 (wall time)",
                     f"{real_seconds(one) / real_seconds(two):.2f} × ({real_seconds(one) * 1e3:.0f} ms → "
                     f"{real_seconds(two) * 1e3:.0f} ms)")
+    # 6. Trial isolation against in-process runs of the same study, pair by pair.
+    isolation_path = results / "isolation_overhead.json"
+    if isolation_path.exists():
+        data = json.loads(isolation_path.read_text())
+        iso, inproc = data["runs"]["isolated"], data["runs"]["in_process"]
+        wall_ratios = sorted(a["wall_seconds"] / b["wall_seconds"] for a, b in zip(iso, inproc))
+        per_trial_ms = sorted((a["cpu_seconds"] - b["cpu_seconds"]) / data["trials"] * 1e3 for a, b in zip(iso, inproc))
+        median = lambda xs: xs[len(xs) // 2] if len(xs) % 2 else 0.5 * (xs[len(xs) // 2 - 1] + xs[len(xs) // 2])
+        name = pathlib.Path(data["experiment"]).name
+        report.target(f"study wall time, trials isolated / in-process ({name}, --jobs {data['jobs']})",
+                      median(wall_ratios), 1.05, False,
+                      f"median of {len(wall_ratios)} pairs, range {wall_ratios[0]:.3f}-{wall_ratios[-1]:.3f}")
+        report.target("isolation CPU overhead per trial / 20 ms", median(per_trial_ms) / 20.0, 1.0, False,
+                      f"{median(per_trial_ms):.2f} ms CPU per trial over {data['trials']} trials")
+    else:
+        report.target("study wall time, trials isolated / in-process", None, 1.05, False, "isolation_overhead.json")
     sys.exit(1 if report.failed else 0)
 
 

@@ -319,10 +319,13 @@ HostReply TrialHost::wait_reply() {
 }
 
 TrialExecutor isolated_executor(int jobs, const HostConfig& config) {
-  return [jobs, config](const std::vector<const TrialSpec*>& todo, const Registry&, const TrialEvents& events) {
-    const std::filesystem::path exe = current_executable();
-    const std::size_t slots = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, jobs)), todo.size());
-    std::vector<std::unique_ptr<TrialHost>> hosts(slots);
+  // The hosts start now, so that they load their plugins while the caller plans and opens the store.
+  const std::filesystem::path exe = current_executable();
+  auto pool = std::make_shared<std::vector<std::unique_ptr<TrialHost>>>();
+  for (int j = 0; j < std::max(1, jobs); ++j) pool->push_back(std::make_unique<TrialHost>(exe, config));
+  return [pool, exe, config](const std::vector<const TrialSpec*>& todo, const Registry&, const TrialEvents& events) {
+    auto& hosts = *pool;
+    const std::size_t slots = hosts.size();
     std::size_t next = 0, running = 0;
     auto dispatch = [&](std::size_t h) {
       if (next >= todo.size()) return;
@@ -350,6 +353,7 @@ TrialExecutor isolated_executor(int jobs, const HostConfig& config) {
         dispatch(h);
       }
     }
+    hosts.clear();  // the study is over: end the hosts now, not when the executor is destroyed
   };
 }
 

@@ -116,6 +116,17 @@ RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const
     std::fflush(stderr);
   };
 
+  // Each distinct note of the sources and estimators is told once a study; all stay with their trials.
+  std::set<std::string> told;
+  auto tell_notes = [&](const TrialRecord& rec) {
+    if (!rec.diagnostics.contains("notes")) return;
+    for (const auto& note : rec.diagnostics["notes"]) {
+      const std::string text = note.get<std::string>();
+      if (!told.insert(text).second) continue;
+      std::fprintf(stderr, "%snote: %s\n", options.progress ? "\r\033[K" : "", text.c_str());
+    }
+  };
+
   TrialEvents events;
   events.started = [&](const TrialSpec&) {
     ++running;
@@ -124,6 +135,7 @@ RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const
   events.finished = [&](TrialRecord&& rec) {
     --running;
     ++ended;
+    tell_notes(rec);
     const auto mode = replace.count(rec.key) ? ResultsStore::WriteMode::replace : ResultsStore::WriteMode::keep_existing;
     if (store.write_trial(run_id, rec, mode)) {
       ++report.completed;
