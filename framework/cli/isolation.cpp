@@ -34,16 +34,19 @@ constexpr std::size_t kOutputTailBytes = 1 << 16;
   throw std::runtime_error(what + ": " + std::strerror(errno));
 }
 
-void write_all(int fd, const std::string& text) {
+/// Writes all of `text`; false when the reader is gone (EPIPE: SIGPIPE is ignored in supervisors).
+bool write_all(int fd, const std::string& text) {
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
+      if (errno == EPIPE) return false;
       system_failure("trial isolation: cannot write to a pipe");
     }
     done += static_cast<std::size_t>(n);
   }
+  return true;
 }
 
 /// Reads what is available on a non-blocking descriptor; false at end of file.
@@ -179,6 +182,7 @@ int trial_host_main() {
 std::filesystem::path current_executable() { return std::filesystem::read_symlink("/proc/self/exe"); }
 
 TrialHost::TrialHost(const std::filesystem::path& executable, const HostConfig& config) : config_(config) {
+  ::signal(SIGPIPE, SIG_IGN);  // a host that dies must not take its supervisor with it
   int in[2], out[2], err[2];
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
     system_failure("trial isolation: cannot create pipes");
@@ -224,6 +228,7 @@ void TrialHost::send(const TrialSpec& spec) {
   output_.clear();
   started_ = now_seconds();
   peak_seen_mb_ = 0.0;
+  // A host that died meanwhile cannot be written to; advance() then finds it gone and says why.
   write_all(to_host_, Json{{"trial", trial_spec_to_json(spec)}}.dump() + "\n");
 }
 

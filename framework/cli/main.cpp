@@ -209,7 +209,8 @@ int cmd_run(const Args& a, const std::string& cmdline) {
   if (a.flags.count("--keep-stale") && a.flags.count("--rerun-all"))
     throw UsageError("--keep-stale and --rerun-all contradict each other; give one");
   const bool in_process = a.flags.count("--in-process") > 0;
-  const int jobs = parse_jobs(a);
+  // No more trials at once than the study has (each is a host process, started up front).
+  const int jobs = static_cast<int>(std::min<std::size_t>(parse_jobs(a), std::max<std::size_t>(1, plan.trials.size())));
   isolation::HostConfig hosts;
   hosts.plugin_paths = experiment_plugin_paths(exp);
   TrialExecutor executor;
