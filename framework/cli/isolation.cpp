@@ -191,12 +191,18 @@ TrialHost::TrialHost(const std::filesystem::path& executable, const HostConfig& 
   posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+  // A process group of its own: the terminal's Ctrl-C reaches the supervisor, which decides.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
   const std::string exe = executable.string();
   char arg0[] = "rankone";
   char arg1[] = "trial-host";
   char* argv[] = {arg0, arg1, nullptr};
-  const int rc = ::posix_spawn(&pid_, exe.c_str(), &actions, nullptr, argv, environ);
+  const int rc = ::posix_spawn(&pid_, exe.c_str(), &actions, &attributes, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   for (int fd : {in[0], out[1], err[1]}) ::close(fd);
   if (rc != 0) {
     for (int fd : {in[1], out[0], err[0]}) ::close(fd);
@@ -332,8 +338,8 @@ TrialExecutor isolated_executor(int jobs, const HostConfig& config) {
     auto& hosts = *pool;
     const std::size_t slots = hosts.size();
     std::size_t next = 0, running = 0;
-    auto dispatch = [&](std::size_t h) {
-      if (next >= todo.size()) return;
+      auto dispatch = [&](std::size_t h) {
+      if (next >= todo.size() || events.stop_requested()) return;
       if (!hosts[h]) hosts[h] = std::make_unique<TrialHost>(exe, config);
       events.started(*todo[next]);
       hosts[h]->send(*todo[next]);
@@ -342,6 +348,7 @@ TrialExecutor isolated_executor(int jobs, const HostConfig& config) {
     };
     for (std::size_t h = 0; h < slots; ++h) dispatch(h);
     while (running > 0) {
+      if (events.stop_requested()) break;  // abandon the trials in flight: their hosts end below
       std::vector<pollfd> fds;
       for (const auto& host : hosts)
         if (host && host->busy()) host->add_poll_fds(fds);

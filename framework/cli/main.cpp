@@ -2,6 +2,9 @@
 // study with failed or diverged trials), 2 bad input (usage, experiment file, plugin, data).
 #include <unistd.h>
 
+#include <csignal>
+#include <cstring>
+
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -20,6 +23,7 @@
 #include "rankone/store/summary.hpp"
 
 #include "isolation.hpp"
+#include "signals.hpp"
 #include "rankone/runner/code_identity.hpp"
 #ifdef RANKONE_WITH_MPI
 #include "mpi_executor.hpp"
@@ -218,6 +222,7 @@ int cmd_run(const Args& a, const std::string& cmdline) {
   if (mpi_session) {
     hosts.limits = trial_limits(a, plan, 1);
     if (mpi_session->rank() != 0) {  // workers run what rank 0 hands out and print nothing
+      signals::ignore_interrupts();  // rank 0 decides when they stop
       mpi::worker(*mpi_session, plan, registry, in_process ? nullptr : &hosts);
       return 0;
     }
@@ -235,11 +240,22 @@ int cmd_run(const Args& a, const std::string& cmdline) {
   opts.command = cmdline;
   opts.keep_stale = a.flags.count("--keep-stale") > 0;
   opts.rerun_all = a.flags.count("--rerun-all") > 0;
+  signals::stop_on_interrupt();
+  opts.stop_signal = signals::requested_stop;
   RunReport report;
   try {
     report = run_plan(plan, exp, registry, opts, executor);
   } catch (const ConfigError& e) {
     throw ConfigError(exp.file.string() + ": " + e.what());
+  }
+  if (report.interrupted_by) {
+    const std::size_t stored = ResultsStore(opts.out).completed().size();
+    const char* name = sigabbrev_np(report.interrupted_by);
+    std::cout << "interrupted by " << (name ? "SIG" + std::string(name) : "signal " + std::to_string(report.interrupted_by))
+              << ": " << report.completed << " trials of this run saved, " << stored << " of " << report.total
+              << " in " << ResultsStore::database_path(opts.out).string() << "; trials in flight were not saved\n"
+              << "resume: " << cmdline << "\n";
+    return 128 + report.interrupted_by;
   }
   const std::size_t failures = count_failures(plan, opts.out);
   std::cout << "results: " << ResultsStore::database_path(opts.out).string() << "\n"

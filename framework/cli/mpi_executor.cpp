@@ -65,7 +65,7 @@ TrialExecutor coordinator(const Session& session, const Plan& plan) {
           error_message = payload;
         }
       }
-      if (!error_tag && next < todo.size()) {
+      if (!error_tag && next < todo.size() && !events.stop_requested()) {
         const long index = static_cast<long>(todo[next] - plan.trials.data());
         events.started(*todo[next]);
         ++next;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -35,7 +36,7 @@ TrialExecutor thread_executor(int jobs) {
     std::exception_ptr first_error;
     std::atomic<bool> abort{false};
     auto worker = [&] {
-      while (!abort) {
+      while (!abort && !events.stop_requested()) {  // in-flight trials finish: threads cannot be abandoned
         const std::size_t i = next++;
         if (i >= todo.size()) return;
         try {
@@ -146,6 +147,7 @@ RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const
     }
     show_progress(false);
   };
+  events.stop_requested = [&] { return options.stop_signal && options.stop_signal() != 0; };
   try {
     (executor ? executor : thread_executor(options.jobs))(todo, registry, events);
   } catch (...) {
@@ -155,6 +157,12 @@ RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const
   }
   show_progress(true);
   report.seconds = elapsed();
+  if (events.stop_requested()) {
+    report.interrupted_by = options.stop_signal();
+    const char* name = sigabbrev_np(report.interrupted_by);
+    store.end_run(run_id, "interrupted by " + (name ? "SIG" + std::string(name) : "signal " + std::to_string(report.interrupted_by)));
+    return report;
+  }
   store.end_run(run_id, report.failed ? "completed with failures" : "completed");
   return report;
 }

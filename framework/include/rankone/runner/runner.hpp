@@ -39,6 +39,8 @@ struct RunOptions {
   /// unless kept; `rerun_all` runs every trial again.
   bool keep_stale = false;
   bool rerun_all = false;
+  /// The signal that asked the run to stop (SIGINT, SIGTERM), or 0; polled between trials.
+  std::function<int()> stop_signal;
 };
 
 struct RunReport {
@@ -49,13 +51,16 @@ struct RunReport {
   std::size_t failed = 0;     ///< of those run now: status failed or diverged
   std::size_t stale_rerun = 0;  ///< of those run now: stale trials run again, replacing the stored ones
   std::size_t stale_kept = 0;   ///< stale trials kept as stored (keep_stale; in skipped)
+  int interrupted_by = 0;       ///< the signal that stopped the run early, or 0
   double seconds = 0.0;
 };
 
-/// What an executor reports as trials start and end. Calls are never concurrent.
+/// What an executor reports as trials start and end (calls are never concurrent), and what it asks.
 struct TrialEvents {
   std::function<void(const TrialSpec&)> started;
   std::function<void(TrialRecord&&)> finished;
+  /// True once the run must stop: start no more trials; report or abandon those in flight.
+  std::function<bool()> stop_requested;
 };
 
 /// Runs a list of trials somewhere (threads, MPI ranks) and reports each through `events`.
