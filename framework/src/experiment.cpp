@@ -2,9 +2,12 @@
 #include "rankone/experiment/experiment.hpp"
 #include "rankone/runner/code_identity.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -27,6 +30,81 @@ std::string ComposedExperiment::origin_of(const std::string& pointer) const {
   return file.string();
 }
 
+namespace {
+
+/// Line and column (1-based) of a byte offset in a text.
+std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t byte) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') { ++line; column = 1; } else { ++column; }
+  }
+  return {line, column};
+}
+
+/// Parses JSON, refusing a key repeated in one object (the parser would keep the last silently).
+Json parse_without_duplicates(const std::string& text, const std::string& where) {
+  std::vector<std::set<std::string>> keys;   // per open object
+  std::vector<std::string> path;             // JSON pointer parts of the open containers
+  std::vector<std::size_t> array_positions;  // next index per open array
+  std::vector<bool> is_object;
+  std::string duplicate;
+  auto pointer = [&](const std::string& last) {
+    std::string p;
+    for (const auto& part : path) p += "/" + part;
+    return p + "/" + last;
+  };
+  auto callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    (void)depth;
+    using E = Json::parse_event_t;
+    auto enter_value = [&] {  // a value inside an array takes the next index
+      if (!is_object.empty() && !is_object.back()) path.push_back(std::to_string(array_positions.back()++));
+    };
+    auto leave_value = [&] {
+      if (!path.empty()) path.pop_back();
+    };
+    switch (event) {
+      case E::object_start:
+        enter_value();
+        keys.emplace_back();
+        is_object.push_back(true);
+        break;
+      case E::array_start:
+        enter_value();
+        array_positions.push_back(0);
+        is_object.push_back(false);
+        break;
+      case E::key: {
+        const std::string key = parsed.get<std::string>();
+        if (!keys.back().insert(key).second && duplicate.empty()) duplicate = pointer(key);
+        path.push_back(key);
+        break;
+      }
+      case E::object_end:
+        keys.pop_back();
+        is_object.pop_back();
+        leave_value();
+        break;
+      case E::array_end:
+        array_positions.pop_back();
+        is_object.pop_back();
+        leave_value();
+        break;
+      case E::value:
+        if (!is_object.empty() && !is_object.back()) ++array_positions.back();
+        else leave_value();
+        break;
+    }
+    return true;
+  };
+  Json doc = Json::parse(text, callback, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  if (!duplicate.empty())
+    throw ConfigError(where + ": at " + duplicate + ": duplicate key '" + duplicate.substr(duplicate.rfind('/') + 1) +
+                      "' (a key may appear once in an object; JSON readers would keep only the last)");
+  return doc;
+}
+
+}  // namespace
+
 Json read_json_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ConfigError(file.string() + ": cannot open experiment file");
@@ -34,16 +112,21 @@ Json read_json_file(const fs::path& file) {
   ss << in.rdbuf();
   const std::string text = ss.str();
   try {
-    return Json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    return parse_without_duplicates(text, file.string());
   } catch (const Json::parse_error& e) {
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') { ++line; column = 1; } else { ++column; }
-    }
+    const auto [line, column] = line_and_column(text, e.byte > 0 ? e.byte - 1 : 0);
     std::string msg = e.what();
     const auto pos = msg.find("syntax error");
     throw ConfigError(file.string() + ":" + std::to_string(line) + ":" + std::to_string(column) +
                       ": invalid JSON: " + (pos == std::string::npos ? msg : msg.substr(pos)));
+  } catch (const Json::out_of_range& e) {  // a number literal beyond double, such as 1e999
+    std::string msg = e.what();
+    const auto quote = msg.find('\'');
+    const std::string literal = quote == std::string::npos ? "" : msg.substr(quote + 1, msg.rfind('\'') - quote - 1);
+    const auto at = literal.empty() ? std::string::npos : text.find(literal);
+    const auto [line, column] = line_and_column(text, at == std::string::npos ? 0 : at);
+    throw ConfigError(file.string() + ":" + std::to_string(line) + ":" + std::to_string(column) + ": number " + literal +
+                      " is out of range (expected a finite number; JSON has no infinities or NaN)");
   }
 }
 
@@ -99,12 +182,16 @@ void compose_file(const fs::path& file, Json& doc, std::map<std::string, std::st
   chain.pop_back();
 }
 
+/// The parts of "a.b.c"; empty parts are kept ("seed." has two), so that callers can refuse them.
 std::vector<std::string> split_dotted(const std::string& dotted) {
   std::vector<std::string> parts;
-  std::stringstream ss(dotted);
-  std::string item;
-  while (std::getline(ss, item, '.')) parts.push_back(item);
-  return parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = dotted.find('.', start);
+    parts.push_back(dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) return parts;
+    start = dot + 1;
+  }
 }
 
 bool is_index(const std::string& s) {
@@ -157,13 +244,15 @@ ComposedExperiment compose_experiment(const fs::path& file, const std::vector<st
       throw ConfigError("command line override '" + o + "': expected key.path=value");
     const std::string key = o.substr(0, eq);
     const std::string text = o.substr(eq + 1);
+    const std::string what = "command line override '" + o + "'";
     Json value;
     try {
       value = Json::parse(text);
     } catch (const Json::parse_error&) {
       value = text;  // a bare word is a string
+    } catch (const Json::out_of_range&) {
+      throw ConfigError(what + ": number " + text + " is out of range (expected a finite number)");
     }
-    const std::string what = "command line override '" + o + "'";
     set_dotted(doc, key, value, what);
     record_origins(value, dotted_to_pointer(key), what, exp.origins);
   }
@@ -219,11 +308,20 @@ std::vector<SweepAxis> read_sweep(const ComposedExperiment& exp, const Validatio
   auto check_values = [&](const Json& v, const std::string& pointer) {
     if (!v.is_array() || v.empty()) ctx.fail(pointer, "a non-empty array of values", v);
   };
+  // Only the data, the estimators and the metrics differ between cells; the seed, the repetitions
+  // and the rest apply to the whole study, so an axis on them would change nothing.
+  auto check_path = [&](const std::string& path, const std::string& pointer) {
+    const std::string head = path.substr(0, path.find('.'));
+    if (head != "data" && head != "estimators" && head != "metrics")
+      ctx.fail_message(pointer, "sweep axis '" + path + "' changes nothing between cells (\"" + head +
+                                    "\" applies to the whole study); sweep data.*, estimators.N.* or metrics.N.*");
+  };
   if (sweep.contains("grid")) {
     const Json& grid = sweep["grid"];
     if (!grid.is_object()) ctx.fail("/sweep/grid", "an object mapping key paths to arrays of values", grid);
     for (auto it = grid.begin(); it != grid.end(); ++it) {
       check_values(it.value(), "/sweep/grid/" + it.key());
+      check_path(it.key(), "/sweep/grid/" + it.key());
       axes.push_back(SweepAxis{{it.key()}, {it.value().get<std::vector<Json>>()}});
     }
   }
@@ -236,6 +334,7 @@ std::vector<SweepAxis> read_sweep(const ComposedExperiment& exp, const Validatio
       SweepAxis axis;
       for (auto it = zip[g].begin(); it != zip[g].end(); ++it) {
         check_values(it.value(), gp + "/" + it.key());
+        check_path(it.key(), gp + "/" + it.key());
         if (!axis.values.empty() && it.value().size() != axis.size())
           ctx.fail(gp + "/" + it.key(), "an array of " + std::to_string(axis.size()) + " values (zipped axes move together)", it.value());
         axis.paths.push_back(it.key());
@@ -257,7 +356,40 @@ std::string content_key(const Json& content) {
 
 }  // namespace
 
-Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry) {
+namespace {
+
+/// The number of cells, after checking that the study's trials can be planned within the memory
+/// budget (counted without overflow: a sweep of a thousand axes must not wrap around).
+std::size_t check_study_size(const std::vector<SweepAxis>& axes, std::int64_t repetitions, std::size_t estimators,
+                             const StudyBudget& budget, const ValidationContext& ctx) {
+  long double cells = 1, trials = 0;
+  for (const auto& a : axes) cells *= static_cast<long double>(a.size());
+  trials = cells * static_cast<long double>(repetitions) * static_cast<long double>(estimators);
+  // A planned trial holds its resolved configuration and code identity: a few kilobytes.
+  constexpr long double kBytesPerTrial = 8192;
+  const long double needed = trials * kBytesPerTrial;
+  if (needed > static_cast<long double>(budget.memory_bytes)) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "the study has %.4Lg trials (%.4Lg cells × %lld repetitions × %zu estimators); planning them needs "
+                  "about %.3Lg GiB, more than the memory budget of %.3g GiB (%s)",
+                  trials, cells, static_cast<long long>(repetitions), estimators, needed / (1ull << 30),
+                  static_cast<double>(budget.memory_bytes) / (1ull << 30), budget.source.c_str());
+    ctx.fail_message(axes.empty() ? "/repetitions" : "/sweep", text);
+  }
+  return static_cast<std::size_t>(cells);
+}
+
+}  // namespace
+
+StudyBudget StudyBudget::machine() {
+  StudyBudget b;
+  b.memory_bytes = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  b.source = "the machine's physical memory";
+  return b;
+}
+
+Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry, const StudyBudget& budget) {
   const Json& doc = exp.document;
   ValidationContext ctx(registry, [&exp](const std::string& p) { return exp.origin_of(p); });
   if (!doc.is_object()) ctx.fail("/", "an experiment object", doc);
@@ -268,16 +400,18 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry) {
       ctx.fail_message("/" + it.key(), "unknown key '" + it.key() + "'; expected one of: " + known);
     }
   }
-  auto get_int = [&](const char* key, std::int64_t def, std::int64_t min) {
+  auto get_int = [&](const char* key, std::int64_t def, std::int64_t min, std::int64_t max) {
     if (!doc.contains(key)) return def;
     const Json& v = doc[key];
-    if (!v.is_number_integer() || v.get<std::int64_t>() < min)
-      ctx.fail(std::string("/") + key, "an integer ≥ " + std::to_string(min), v);
+    const bool beyond_int64 = v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX);
+    if (!v.is_number_integer() || beyond_int64 || v.get<std::int64_t>() < min || v.get<std::int64_t>() > max)
+      ctx.fail(std::string("/") + key, "an integer from " + std::to_string(min) + " to " + std::to_string(max), v);
     return v.get<std::int64_t>();
   };
-  const std::uint64_t seed = static_cast<std::uint64_t>(get_int("seed", 1, 0));
-  const int repetitions = static_cast<int>(get_int("repetitions", 1, 1));
-  const int record_every = static_cast<int>(get_int("record_every", 1, 1));
+  constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
+  const std::uint64_t seed = static_cast<std::uint64_t>(get_int("seed", 1, 0, INT64_MAX));
+  const int repetitions = static_cast<int>(get_int("repetitions", 1, 1, kIntMax));
+  const int record_every = static_cast<int>(get_int("record_every", 1, 1, kIntMax));
   for (const char* key : {"name", "description"})
     if (doc.contains(key) && !doc[key].is_string()) ctx.fail(std::string("/") + key, "a string", doc[key]);
   if (!doc.contains("data")) ctx.fail_message("/data", "missing required key 'data' (a source, e.g. {\"name\": \"synthetic\", ...})");
@@ -314,8 +448,7 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry) {
 
   // Enumerate cells: the last axis moves fastest.
   std::vector<std::size_t> position(axes.size(), 0);
-  std::size_t cell_count = 1;
-  for (const auto& a : axes) cell_count *= a.size();
+  const std::size_t cell_count = check_study_size(axes, repetitions, doc["estimators"].size(), budget, ctx);
 
   for (std::size_t cell = 0; cell < cell_count; ++cell) {
     std::size_t rest = cell;

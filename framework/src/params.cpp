@@ -2,6 +2,7 @@
 #include "rankone/core/params.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <sstream>
 
 #include "rankone/core/errors.hpp"
@@ -205,10 +206,16 @@ Json Schema::validate(const Json& given, const ValidationContext& ctx, const std
     }
     const Json& v = given.at(spec.name);
     switch (spec.type) {
-      case ParamType::integer:
-        if (!is_integral(v) || !in_range(spec, v.get<double>())) ctx.fail(p, spec.expectation(), v);
-        out[spec.name] = static_cast<std::int64_t>(v.get<double>());
+      case ParamType::integer: {
+        if (!is_integral(v)) ctx.fail(p, spec.expectation(), v);
+        // Exact integers stay exact: an unsigned value past INT64_MAX is refused, never wrapped.
+        if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+          ctx.fail(p, spec.expectation() + " (at most 9223372036854775807)", v);
+        const std::int64_t n = v.is_number_integer() ? v.get<std::int64_t>() : static_cast<std::int64_t>(v.get<double>());
+        if (!in_range(spec, static_cast<double>(n))) ctx.fail(p, spec.expectation(), v);
+        out[spec.name] = n;
         break;
+      }
       case ParamType::number:
         if (!v.is_number() || !in_range(spec, v.get<double>())) ctx.fail(p, spec.expectation(), v);
         out[spec.name] = v;

@@ -83,8 +83,18 @@ struct Plan {
   TrialLimits limits;              ///< from the experiment's "limits"
 };
 
+/// What a study may use, checked before anything runs.
+struct StudyBudget {
+  std::uint64_t memory_bytes = 0;  ///< for the plan and for each trial
+  std::string source;              ///< where the figure comes from, for messages ("--max-memory 4096")
+  /// The machine's physical memory.
+  static StudyBudget machine();
+};
+
 /// Validates the composed experiment against the registry (every cell) and lists its trials.
-Plan plan_experiment(const ComposedExperiment& experiment, const Registry& registry);
+/// A study too large to plan within the budget is a ConfigError at /repetitions or /sweep.
+Plan plan_experiment(const ComposedExperiment& experiment, const Registry& registry,
+                     const StudyBudget& budget = StudyBudget::machine());
 
 /// The plugin paths an experiment asks for (`plugin_paths`, relative to its file).
 std::vector<std::filesystem::path> experiment_plugin_paths(const ComposedExperiment& experiment);
