@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "rankone/core/atomic_file.hpp"
 #include "rankone/experiment/experiment.hpp"
 #include "rankone/plugin/registry.hpp"
 #include "rankone/report/report.hpp"
@@ -151,6 +152,14 @@ fs::path output_folder(const Args& a, const ComposedExperiment& exp) {
   return fs::path("results") / name;
 }
 
+/// What a reader found damaged in a store, on stderr; exit code 1 when anything was.
+int damage_report(const ResultsStore& store) {
+  if (store.damage().empty()) return 0;
+  std::cerr << "rankone: " << store.path().string() << " is damaged; what could be read was:\n";
+  for (const auto& line : store.damage()) std::cerr << "  " << line << "\n";
+  return 1;
+}
+
 std::size_t count_failures(const Plan& plan, const fs::path& out) {
   std::set<std::string> keys;
   for (const auto& t : plan.trials) keys.insert(t.key);
@@ -247,6 +256,17 @@ int cmd_run(const Args& a, const std::string& cmdline) {
     report = run_plan(plan, exp, registry, opts, executor);
   } catch (const ConfigError& e) {
     throw ConfigError(exp.file.string() + ": " + e.what());
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {  // e.g. a full disk: say what is safe and how to go on
+    std::size_t stored = 0;
+    try {
+      stored = ResultsStore(opts.out, ResultsStore::Access::read_only).completed().size();
+    } catch (const std::exception&) {
+    }
+    throw std::runtime_error(std::string(e.what()) + "\nthe run stopped; " + std::to_string(stored) + " of " +
+                             std::to_string(plan.trials.size()) + " trials are saved in " +
+                             ResultsStore::database_path(opts.out).string() + "; once the cause is fixed, resume: " + cmdline);
   }
   if (report.interrupted_by) {
     const std::size_t stored = ResultsStore(opts.out).completed().size();
@@ -290,7 +310,7 @@ int cmd_plan(const Args& a) {
   const Plan plan = plan_experiment(exp, registry);
   const fs::path out = output_folder(a, exp);
   std::map<std::string, Json> completed;
-  if (ResultsStore::exists(out)) completed = ResultsStore(out).completed();
+  if (ResultsStore::exists(out)) completed = ResultsStore(out, ResultsStore::Access::read_only).completed();
   const std::vector<TrialState> states = trial_states(plan, completed);
   std::size_t n_done = 0, n_stale = 0;
   std::cout << std::left << std::setw(6) << "#" << std::setw(6) << "cell" << std::setw(5) << "rep" << std::setw(24)
@@ -373,17 +393,15 @@ int cmd_describe(const Args& a) {
 int cmd_summarize(const Args& a) {
   if (a.positional.size() != 1) throw UsageError("usage: rankone summarize DIR [--metric M --below X] [--format table|csv|json]");
   const fs::path dir = a.positional[0];
-  if (!ResultsStore::exists(dir)) throw InputError(dir.string() + ": no results database here (expected " +
-                                                   ResultsStore::database_path(dir).string() + ")");
   SummaryOptions opts;
   if (a.options.count("--metric")) opts.success_metric = a.options.at("--metric");
   if (a.options.count("--below")) opts.success_below = parse_number("--below", a.options.at("--below"));
   const std::string format = a.options.count("--format") ? a.options.at("--format") : "table";
   if (format != "table" && format != "csv" && format != "json")
     throw UsageError("--format: expected table, csv or json, found '" + format + "'");
-  ResultsStore store(dir);
+  const ResultsStore store(dir, ResultsStore::Access::read_only);
   write_summary(summarize(store, opts), format, std::cout);
-  return 0;
+  return damage_report(store);
 }
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -421,8 +439,6 @@ int cmd_select(const Args& a) {
   for (const char* required : {"--metric", "--tune", "--validation"})
     if (!a.options.count(required)) throw UsageError(std::string(required) + " is required\n" + usage);
   const fs::path dir = a.positional[0];
-  if (!ResultsStore::exists(dir)) throw InputError(dir.string() + ": no results database here (expected " +
-                                                   ResultsStore::database_path(dir).string() + ")");
   SelectionOptions o;
   o.metric = a.options.at("--metric");
   o.tune = split_commas(a.options.at("--tune"));
@@ -438,27 +454,27 @@ int cmd_select(const Args& a) {
   if (a.options.count("--outer")) o.outer = a.options.at("--outer");
   const std::string format = a.options.count("--format") ? a.options.at("--format") : "table";
   if (format != "table" && format != "json") throw UsageError("--format: expected table or json, found '" + format + "'");
-  ResultsStore store(dir);
+  const ResultsStore store(dir, ResultsStore::Access::read_only);
   write_selection(select_on_validation(summarize(store, SummaryOptions{}), o), o, format, std::cout);
-  return 0;
+  return damage_report(store);
 }
 
 int cmd_export(const Args& a) {
   if (a.positional.size() != 1) throw UsageError("usage: rankone export DIR [--format csv|json] [--output FILE]");
   const fs::path dir = a.positional[0];
-  if (!ResultsStore::exists(dir)) throw InputError(dir.string() + ": no results database here (expected " +
-                                                   ResultsStore::database_path(dir).string() + ")");
   const std::string format = a.options.count("--format") ? a.options.at("--format") : "csv";
   if (format != "csv" && format != "json") throw UsageError("--format: expected csv or json, found '" + format + "'");
-  ResultsStore store(dir);
+  const ResultsStore store(dir, ResultsStore::Access::read_only);
   if (a.options.count("--output")) {
-    std::ofstream out(a.options.at("--output"));
-    if (!out) throw InputError("cannot write " + a.options.at("--output"));
-    export_results(store, format, out);
+    AtomicFile out(a.options.at("--output"));
+    export_results(store, format, out.stream());
+    out.commit();
   } else {
     export_results(store, format, std::cout);
+    std::cout.flush();
+    if (!std::cout) throw std::runtime_error("cannot write the export to standard output");
   }
-  return 0;
+  return damage_report(store);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -31,6 +33,15 @@ std::string now_utc() {
   return os.str();
 }
 
+/// "disk full (…)" when the last error of `db` was a write that found no room, else "".
+std::string out_of_space(sqlite3* db) {
+  const int code = sqlite3_errcode(db);
+  const int system = sqlite3_system_errno(db);
+  if (code == SQLITE_FULL || (code == SQLITE_IOERR && (system == ENOSPC || system == EFBIG || system == EDQUOT)))
+    return "disk full (" + std::string(std::strerror(system ? system : ENOSPC)) + ")";
+  return "";
+}
+
 /// A string as an SQL literal.
 std::string quoted(const std::string& s) {
   std::string out = "'";
@@ -41,8 +52,7 @@ std::string quoted(const std::string& s) {
 class Statement {
  public:
   Statement(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
-      throw std::runtime_error(std::string("results store: cannot prepare statement: ") + sqlite3_errmsg(db));
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) fail("cannot read it");
   }
   ~Statement() { sqlite3_finalize(stmt_); }
   Statement& bind(int i, const std::string& s) { sqlite3_bind_text(stmt_, i, s.c_str(), -1, SQLITE_TRANSIENT); return *this; }
@@ -53,7 +63,7 @@ class Statement {
     const int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    throw std::runtime_error(std::string("results store: ") + sqlite3_errmsg(db_));
+    fail(rc == SQLITE_FULL ? "disk full" : rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB ? "the store is damaged" : "");
   }
   void reset() { sqlite3_reset(stmt_); sqlite3_clear_bindings(stmt_); }
   std::string text(int col) const {
@@ -63,6 +73,13 @@ class Statement {
   std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
   double real(int col) const { return sqlite3_column_double(stmt_, col); }
   bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  /// Every error names the store's file.
+  [[noreturn]] void fail(const std::string& what) const {
+    const char* file = sqlite3_db_filename(db_, "main");
+    const std::string full = out_of_space(db_);
+    throw std::runtime_error("results store " + std::string(file && *file ? file : "(unknown file)") + ": " +
+                             (!full.empty() ? full + ": " : what.empty() ? "" : what + ": ") + sqlite3_errmsg(db_));
+  }
 
  private:
   sqlite3* db_;
@@ -100,26 +117,71 @@ std::filesystem::path ResultsStore::database_path(const std::filesystem::path& f
 bool ResultsStore::exists(const std::filesystem::path& folder) { return std::filesystem::exists(database_path(folder)); }
 int ResultsStore::current_schema_version() { return kSchemaVersion; }
 
-ResultsStore::ResultsStore(const std::filesystem::path& folder) : path_(database_path(folder)) {
+ResultsStore::ResultsStore(const std::filesystem::path& folder, Access access)
+    : path_(database_path(folder)), access_(access) {
   std::error_code ec;
-  std::filesystem::create_directories(folder, ec);
-  if (ec) throw InputError("cannot create output folder " + folder.string() + ": " + ec.message());
-  if (sqlite3_open(path_.c_str(), &db_) != SQLITE_OK) {
-    const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    throw InputError("cannot open results database " + path_.string() + ": " + msg);
+  if (access == Access::read_only) {
+    if (!std::filesystem::exists(path_, ec))
+      throw InputError(folder.string() + ": no results database here (expected " + path_.string() + ")");
+  } else {
+    std::filesystem::create_directories(folder, ec);
+    if (ec) throw InputError("cannot create output folder " + folder.string() + ": " + ec.message());
   }
-  sqlite3_busy_timeout(db_, 10000);
+  // A store cut to nothing (a copy that failed, a full disk) is not an empty study: never reuse it.
+  if (std::filesystem::exists(path_, ec) && std::filesystem::is_regular_file(path_, ec) && std::filesystem::file_size(path_, ec) == 0)
+    throw InputError(path_.string() + ": the file is empty (0 bytes), not a RankOne results store; remove it to start afresh");
+  open_connection(access == Access::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   try {
-    exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
-    upgrade_schema();
+    if (access == Access::read_write) {
+      exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+      upgrade_schema();
+    } else {
+      check_readable();
+    }
   } catch (const InputError&) {
     sqlite3_close(db_);
     throw;
   } catch (const std::exception& e) {
     sqlite3_close(db_);
-    throw InputError(path_.string() + " is not a RankOne results database: " + e.what());
+    throw InputError(path_.string() + " is not a RankOne results store: " + e.what());
   }
+}
+
+void ResultsStore::open_connection(int flags) {
+  if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    throw InputError("cannot open results store " + path_.string() + ": " + msg);
+  }
+  sqlite3_busy_timeout(db_, 10000);
+}
+
+void ResultsStore::check_readable() {
+  int version = 0;
+  try {
+    version = schema_version();
+  } catch (const std::exception&) {
+    // A store in WAL mode in a folder this user cannot write: read it as the immutable file it is.
+    sqlite3_close(db_);
+    const std::string uri = "file:" + path_.string() + "?immutable=1";
+    if (sqlite3_open_v2(uri.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK)
+      throw InputError("cannot open results store " + path_.string() + ": " + sqlite3_errmsg(db_));
+    version = schema_version();
+  }
+  if (version == 0) throw InputError(path_.string() + " is not a RankOne results store (it has no trials table)");
+  if (version > kSchemaVersion)
+    throw InputError(path_.string() + ": results store of schema version " + std::to_string(version) +
+                     ", but this rankone reads version " + std::to_string(kSchemaVersion) + " and earlier; use a newer rankone");
+  if (version < kSchemaVersion) {  // readable only once migrated, which needs write access once
+    sqlite3_close(db_);
+    db_ = nullptr;
+    ResultsStore migrate(path_.parent_path(), Access::read_write);
+    open_connection(SQLITE_OPEN_READONLY);
+  }
+  // Damage below the rows (pages, indices) is reported, and every row that can be read still is.
+  Statement check(db_, "PRAGMA quick_check(5)");
+  while (check.step())
+    if (check.text(0) != "ok") damaged_.push_back("integrity check: " + check.text(0));
 }
 
 int ResultsStore::schema_version() const {
@@ -147,7 +209,7 @@ void ResultsStore::upgrade_schema() {
     }
     exec("COMMIT");
   } catch (...) {
-    exec("ROLLBACK");
+    if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
   }
 }
@@ -159,7 +221,8 @@ void ResultsStore::exec(const std::string& sql) const {
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
-    throw std::runtime_error("results store (" + path_.string() + "): " + msg);
+    const std::string full = out_of_space(db_);
+    throw std::runtime_error("results store " + path_.string() + ": " + (full.empty() ? "" : full + ": ") + msg);
   }
 }
 
@@ -228,7 +291,8 @@ bool ResultsStore::write_trial(std::int64_t run_id, const TrialRecord& t, WriteM
     }
     exec("COMMIT");
   } catch (...) {
-    exec("ROLLBACK");
+    // SQLite has already rolled back after some errors (a full disk); keep the first error.
+    if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
   }
   return true;
@@ -259,39 +323,53 @@ void number_cells_by_coordinates(std::vector<TrialRecord>& trials) {
 
 std::vector<TrialRecord> ResultsStore::trials(bool with_points) const {
   std::vector<TrialRecord> out;
-  std::map<std::int64_t, std::size_t> by_id;
-  Statement s(db_, "SELECT trials.id, key, cell, coordinates, repetition, estimator, label, data_seed, estimator_seed, "
-                   "status, message, iterations, samples, seconds, config, diagnostics, code_identities.identity "
-                   "FROM trials LEFT JOIN code_identities ON code_identities.id = trials.code_id "
-                   "ORDER BY cell, repetition, label");
-  while (s.step()) {
-    TrialRecord t;
-    t.key = s.text(1);
-    t.cell = static_cast<std::size_t>(s.integer(2));
-    t.coordinates = Json::parse(s.text(3));
-    t.repetition = static_cast<int>(s.integer(4));
-    t.estimator = s.text(5);
-    t.label = s.text(6);
-    t.data_seed = std::stoull(s.text(7));
-    t.estimator_seed = std::stoull(s.text(8));
-    t.status = s.text(9);
-    t.message = s.text(10);
-    t.iterations = static_cast<int>(s.integer(11));
-    t.samples = s.integer(12);
-    t.seconds = s.real(13);
-    t.config = Json::parse(s.text(14));
-    if (!s.is_null(15)) t.diagnostics = Json::parse(s.text(15));
-    if (!s.is_null(16)) t.code = Json::parse(s.text(16));
-    by_id[s.integer(0)] = out.size();
-    out.push_back(std::move(t));
+  std::vector<std::int64_t> ids;
+  {
+    Statement s(db_, "SELECT id FROM trials ORDER BY cell, repetition, label");
+    while (s.step()) ids.push_back(s.integer(0));
   }
-  if (with_points) {
-    Statement p(db_, "SELECT trial_id, iteration, samples, seconds, metric, value FROM points ORDER BY trial_id, rowid");
-    while (p.step()) {
-      auto it = by_id.find(p.integer(0));
-      if (it == by_id.end()) continue;
-      out[it->second].points.push_back(Point{static_cast<int>(p.integer(1)), p.integer(2), p.real(3), p.text(4), p.real(5)});
+  // Row by row, so that one damaged row is reported by its trial and hides nothing else.
+  Statement row(db_, "SELECT trials.id, key, cell, coordinates, repetition, estimator, label, data_seed, "
+                            "estimator_seed, status, message, iterations, samples, seconds, config, diagnostics, "
+                            "code_identities.identity FROM trials LEFT JOIN code_identities "
+                            "ON code_identities.id = trials.code_id WHERE trials.id = ?");
+  Statement points(db_, "SELECT iteration, samples, seconds, metric, value FROM points WHERE trial_id = ? ORDER BY rowid");
+  for (const std::int64_t id : ids) {
+    TrialRecord t;
+    try {
+      row.reset();
+      row.bind(1, id);
+      if (!row.step()) continue;
+      t.key = row.text(1);
+      t.cell = static_cast<std::size_t>(row.integer(2));
+      t.coordinates = Json::parse(row.text(3));
+      t.repetition = static_cast<int>(row.integer(4));
+      t.estimator = row.text(5);
+      t.label = row.text(6);
+      t.data_seed = std::stoull(row.text(7));
+      t.estimator_seed = std::stoull(row.text(8));
+      t.status = row.text(9);
+      t.message = row.text(10);
+      t.iterations = static_cast<int>(row.integer(11));
+      t.samples = row.integer(12);
+      t.seconds = row.real(13);
+      t.config = Json::parse(row.text(14));
+      if (!row.is_null(15)) t.diagnostics = Json::parse(row.text(15));
+      if (!row.is_null(16)) t.code = Json::parse(row.text(16));
+      if (!t.coordinates.is_object()) throw std::runtime_error("coordinates are not an object");
+      if (with_points) {
+        points.reset();
+        points.bind(1, id);
+        while (points.step())
+          t.points.push_back(Point{static_cast<int>(points.integer(0)), points.integer(1), points.real(2), points.text(3),
+                                   points.real(4)});
+      }
+    } catch (const std::exception& e) {
+      damaged_.push_back("trial " + std::to_string(id) + (t.key.empty() ? "" : " (key " + t.key + ")") +
+                         ": damaged row skipped: " + e.what());
+      continue;
     }
+    out.push_back(std::move(t));
   }
   number_cells_by_coordinates(out);
   return out;
@@ -300,7 +378,12 @@ std::vector<TrialRecord> ResultsStore::trials(bool with_points) const {
 Json ResultsStore::latest_experiment() const {
   Statement s(db_, "SELECT experiment FROM runs ORDER BY id DESC LIMIT 1");
   if (!s.step()) return Json::object();
-  return Json::parse(s.text(0));
+  Json experiment = Json::parse(s.text(0), nullptr, false);
+  if (experiment.is_discarded() || !experiment.is_object()) {
+    damaged_.push_back("the latest run's experiment cannot be read (damaged row): its success threshold is not used");
+    return Json::object();
+  }
+  return experiment;
 }
 
 Json trial_to_json(const TrialRecord& t) {

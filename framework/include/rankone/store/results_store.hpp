@@ -63,8 +63,14 @@ struct RunInfo {
 
 class ResultsStore {
  public:
-  /// Opens (creating if needed) `folder/results.sqlite`.
-  explicit ResultsStore(const std::filesystem::path& folder);
+  enum class Access {
+    read_write,  ///< creates the folder and the store if needed, migrates an older layout (runs)
+    read_only    ///< the store must exist; checked for its layout and integrity (every reader)
+  };
+  /// Opens `folder/results.sqlite`. Every error names the file: a missing or empty (0-byte) file,
+  /// one that is not a RankOne store, or a store of a newer layout are InputErrors. Read-only, damage
+  /// found by SQLite's integrity check is listed in `damage()`, and the rows that can be read are.
+  explicit ResultsStore(const std::filesystem::path& folder, Access access = Access::read_write);
   ~ResultsStore();
   ResultsStore(const ResultsStore&) = delete;
   ResultsStore& operator=(const ResultsStore&) = delete;
@@ -93,18 +99,26 @@ class ResultsStore {
   bool write_trial(std::int64_t run_id, const TrialRecord& trial, WriteMode mode = WriteMode::keep_existing);
 
   /// Every trial, with or without its points. Cells are numbered by distinct sweep coordinates, so
-  /// trials of runs with different sweeps in one folder never share a cell.
+  /// trials of runs with different sweeps in one folder never share a cell. A row that cannot be
+  /// read is skipped and listed in `damage()` by its trial.
   std::vector<TrialRecord> trials(bool with_points) const;
+  /// What was found damaged so far (integrity problems, unreadable rows), one line each.
+  const std::vector<std::string>& damage() const { return damaged_; }
+  const std::filesystem::path& path() const { return path_; }
   /// The experiment document of the latest run.
   Json latest_experiment() const;
 
  private:
   void exec(const std::string& sql) const;
+  void open_connection(int flags);
+  void check_readable();
   int schema_version() const;
   void upgrade_schema();
   std::int64_t code_id(const Json& identity);
   sqlite3* db_ = nullptr;
   std::filesystem::path path_;
+  Access access_ = Access::read_write;
+  mutable std::vector<std::string> damaged_;
 };
 
 /// Writes long-format rows (trial, estimator, label, repetition, one column per sweep coordinate,
