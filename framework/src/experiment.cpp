@@ -41,6 +41,10 @@ std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std
   return {line, column};
 }
 
+/// Experiment files are configurations: anything near these sizes is a mistake or an attack.
+constexpr int kMaxNesting = 256;
+constexpr std::uintmax_t kMaxExperimentBytes = 16u << 20;
+
 /// Parses JSON, refusing a key repeated in one object (the parser would keep the last silently).
 Json parse_without_duplicates(const std::string& text, const std::string& where) {
   std::vector<std::set<std::string>> keys;   // per open object
@@ -54,7 +58,9 @@ Json parse_without_duplicates(const std::string& text, const std::string& where)
     return p + "/" + last;
   };
   auto callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    (void)depth;
+    if (depth > kMaxNesting)
+      throw ConfigError(where + ": nested deeper than " + std::to_string(kMaxNesting) +
+                        " levels (an experiment is a configuration; this looks like a generated or broken file)");
     using E = Json::parse_event_t;
     auto enter_value = [&] {  // a value inside an array takes the next index
       if (!is_object.empty() && !is_object.back()) path.push_back(std::to_string(array_positions.back()++));
@@ -106,6 +112,13 @@ Json parse_without_duplicates(const std::string& text, const std::string& where)
 }  // namespace
 
 Json read_json_file(const fs::path& file) {
+  std::error_code ec;
+  if (fs::exists(file, ec) && !fs::is_regular_file(file, ec))
+    throw ConfigError(file.string() + ": not a regular file (an experiment is a JSON file)");
+  const auto size = fs::file_size(file, ec);
+  if (!ec && size > kMaxExperimentBytes)
+    throw ConfigError(file.string() + ": " + std::to_string(size) + " bytes, more than the " +
+                      std::to_string(kMaxExperimentBytes >> 20) + " MiB an experiment file may have");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ConfigError(file.string() + ": cannot open experiment file");
   std::stringstream ss;

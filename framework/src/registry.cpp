@@ -1,6 +1,11 @@
 // The registry of plugin registrations and the plugin library loader.
 #include "rankone/plugin/registry.hpp"
 
+#include <elf.h>
+
+#include <cstring>
+#include <fstream>
+
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -72,6 +77,34 @@ std::vector<boost::dll::shared_library>& loaded_libraries() {
 
 }  // namespace
 
+namespace {
+
+/// Refuses a shared library whose segments reach past the end of its file: the dynamic loader
+/// would map them and the process would die of SIGBUS on first touch (a truncated copy).
+void check_elf_extent(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(file, ec);
+  Elf64_Ehdr header{};
+  if (!in.read(reinterpret_cast<char*>(&header), sizeof header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
+      header.e_ident[EI_CLASS] != ELFCLASS64)
+    return;  // not a 64-bit ELF file: the loader says why
+  auto truncated = [&](std::uint64_t needed) {
+    throw PluginError("cannot load plugin library " + file.string() + ": the file is truncated (" + std::to_string(size) +
+                      " bytes, its program headers reach byte " + std::to_string(needed) + ")");
+  };
+  const std::uint64_t headers_end = header.e_phoff + std::uint64_t{header.e_phnum} * header.e_phentsize;
+  if (headers_end > size || header.e_phentsize != sizeof(Elf64_Phdr)) truncated(headers_end);
+  in.seekg(static_cast<std::streamoff>(header.e_phoff));
+  for (int i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment{};
+    if (!in.read(reinterpret_cast<char*>(&segment), sizeof segment)) truncated(headers_end);
+    if (segment.p_type == PT_LOAD && segment.p_offset + segment.p_filesz > size) truncated(segment.p_offset + segment.p_filesz);
+  }
+}
+
+}  // namespace
+
 void Registry::load_library(const std::filesystem::path& file) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec))
@@ -79,9 +112,16 @@ void Registry::load_library(const std::filesystem::path& file) {
   const auto canonical = std::filesystem::canonical(file, ec);
   if (std::find(libraries_.begin(), libraries_.end(), canonical) != libraries_.end()) return;  // already loaded
 
+  check_elf_extent(canonical);
   boost::dll::shared_library lib;
   boost::dll::fs::error_code load_error;
-  lib.load(canonical.string(), boost::dll::load_mode::default_mode, load_error);
+  try {
+    lib.load(canonical.string(), boost::dll::load_mode::default_mode, load_error);
+  } catch (const std::exception& e) {  // a static initialiser of the library threw
+    throw PluginError("cannot load plugin library " + canonical.string() + ": its initialisation threw: " + e.what());
+  } catch (...) {
+    throw PluginError("cannot load plugin library " + canonical.string() + ": its initialisation threw an exception");
+  }
   if (load_error || !lib.is_loaded()) {
     // Boost reports every dlopen failure as "Bad file descriptor"; the loader's own reason
     // ("invalid ELF header", "undefined symbol: ...") is what tells the user what is wrong.
@@ -104,7 +144,14 @@ void Registry::load_library(const std::filesystem::path& file) {
     throw PluginError("build fingerprint mismatch in " + canonical.string() + ":\n  library: " + fingerprint +
                       "\n  core:    " + core_build_fingerprint() + "\nrebuild the plugin with the same compiler and libraries");
 
-  PluginDescriptor descriptor = lib.get_alias<PluginEntryPoint>("rankone_plugin")();
+  PluginDescriptor descriptor;
+  try {
+    descriptor = lib.get_alias<PluginEntryPoint>("rankone_plugin")();
+  } catch (const std::exception& e) {
+    throw PluginError("plugin library " + canonical.string() + ": its describe function (rankone_plugin) threw: " + e.what());
+  } catch (...) {
+    throw PluginError("plugin library " + canonical.string() + ": its describe function (rankone_plugin) threw an exception");
+  }
   if (descriptor.api_version != kPluginApiVersion)
     throw PluginError("plugin API version mismatch in " + canonical.string() + " (descriptor says " +
                       std::to_string(descriptor.api_version) + ")");

@@ -25,7 +25,7 @@ std::string hostile_study() {
                         "runaway_allocation"})
     estimators += std::string(R"(, {"name": "hostile", "label": ")") + b + R"(", "behaviour": ")" + b + "\"}";
   return R"({"name": "hostile", "seed": 2, "repetitions": 2,
-    "plugin_paths": [")" + (kPlugins / "libtest_hostile.so").string() + R"("],
+    "plugin_paths": [")" + (kPlugins / "libisolation_hostile.so").string() + R"("],
     "limits": {"trial_seconds": 3, "trial_memory_mb": 400},
     "data": {"name": "synthetic", "d": 10, "rank": 1},
     "estimators": [)" + estimators + R"(],
@@ -103,7 +103,7 @@ TEST_CASE("hostile plugins cost only their own trial under mpirun -np 3", "[isol
 TEST_CASE("the command-line limits override the experiment's", "[isolation]") {
   test::ScratchDir s("limits");
   const auto file = s.write("hang.json", R"({"name": "hang", "repetitions": 1,
-    "plugin_paths": [")" + (kPlugins / "libtest_hostile.so").string() + R"("],
+    "plugin_paths": [")" + (kPlugins / "libisolation_hostile.so").string() + R"("],
     "limits": {"trial_seconds": 100},
     "data": {"name": "synthetic", "d": 10, "rank": 1},
     "estimators": [{"name": "hostile", "behaviour": "hang"}], "metrics": ["samples"]})");
@@ -119,7 +119,7 @@ TEST_CASE("the command-line limits override the experiment's", "[isolation]") {
 TEST_CASE("a plugin rebuilt with changed code makes its trials stale", "[isolation][identity]") {
   test::ScratchDir s("stale");
   const fs::path lib = s.path() / "libdrift.so";
-  fs::copy_file(kPlugins / "libtest_drift_1.so", lib);
+  fs::copy_file(kPlugins / "libisolation_drift_1.so", lib);
   const auto file = s.write("drift.json", R"({"name": "drift", "seed": 1, "repetitions": 2,
     "plugin_paths": ["libdrift.so"],
     "data": {"name": "synthetic", "d": 10, "rank": 1},
@@ -137,7 +137,7 @@ TEST_CASE("a plugin rebuilt with changed code makes its trials stale", "[isolati
   CHECK_THAT(test::rankone_cli("plan " + file.string() + " --out " + out).text, Catch::Contains("4 done, 0 stale, 0 to run"));
 
   const std::string old_fp = file_fingerprint(lib);
-  fs::copy_file(kPlugins / "libtest_drift_2.so", lib, fs::copy_options::overwrite_existing);
+  fs::copy_file(kPlugins / "libisolation_drift_2.so", lib, fs::copy_options::overwrite_existing);
   const std::string new_fp = file_fingerprint(lib);
   REQUIRE(old_fp != new_fp);
   const auto plan = test::rankone_cli("plan " + file.string() + " --out " + out);
@@ -154,7 +154,7 @@ TEST_CASE("a plugin rebuilt with changed code makes its trials stale", "[isolati
   CHECK(samples_of_drift() == std::set<Index>{2});  // replaced, not kept beside
   CHECK(ResultsStore(out).trials(false).size() == 4);
 
-  fs::copy_file(kPlugins / "libtest_drift_1.so", lib, fs::copy_options::overwrite_existing);
+  fs::copy_file(kPlugins / "libisolation_drift_1.so", lib, fs::copy_options::overwrite_existing);
   const auto kept = test::rankone_cli("run " + file.string() + " --out " + out + " --keep-stale");
   CHECK_THAT(kept.text, Catch::Contains("0 run now, 4 already complete"));
   CHECK_THAT(kept.text, Catch::Contains("stale: 2 stored trials were kept although their code changed"));

@@ -35,6 +35,12 @@ inline constexpr int kPluginApiVersion = 2;
 #define RANKONE_STRINGIFY_IMPL(x) #x
 #define RANKONE_STRINGIFY(x) RANKONE_STRINGIFY_IMPL(x)
 
+#if defined(__SANITIZE_ADDRESS__)
+#define RANKONE_SANITIZE_FINGERPRINT ";sanitize=address"
+#else
+#define RANKONE_SANITIZE_FINGERPRINT ""
+#endif
+
 /// Everything that must agree between the core and a plugin for C++ objects (Eigen matrices with
 /// their alignment, std::string, std::function) to cross the library boundary safely.
 #define RANKONE_BUILD_FINGERPRINT                                                                 \
@@ -42,7 +48,7 @@ inline constexpr int kPluginApiVersion = 2;
       _GLIBCXX_USE_CXX11_ABI) ";eigen=" RANKONE_STRINGIFY(EIGEN_WORLD_VERSION) "." RANKONE_STRINGIFY( \
       EIGEN_MAJOR_VERSION) "." RANKONE_STRINGIFY(EIGEN_MINOR_VERSION) ";eigen-align=" RANKONE_STRINGIFY(   \
       EIGEN_MAX_ALIGN_BYTES) ";json=" RANKONE_STRINGIFY(NLOHMANN_JSON_VERSION_MAJOR) "." RANKONE_STRINGIFY( \
-      NLOHMANN_JSON_VERSION_MINOR) ";boost=" RANKONE_STRINGIFY(BOOST_VERSION)
+      NLOHMANN_JSON_VERSION_MINOR) ";boost=" RANKONE_STRINGIFY(BOOST_VERSION) RANKONE_SANITIZE_FINGERPRINT
 
 /// The fingerprint the core library was built with.
 const char* core_build_fingerprint();

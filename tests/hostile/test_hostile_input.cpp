@@ -1,0 +1,453 @@
+// The hostile corpus: inputs a careless or malicious user can give rankone, by family. Every case
+// asserts the exit code (2 for bad input, 1 for a runtime failure, 128+N for signal N), what the
+// message must say (the file, the JSON path or the line, what was expected), that no sanitizer
+// spoke (the corpus also runs against an ASan/UBSan build: tests/hostile/sanitized.sh) and, where
+// a results store exists, that SQLite's integrity check still passes.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "rankone/store/results_store.hpp"
+#include "test_support.hpp"
+
+using namespace rankone;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kValid = R"({"name": "ok", "seed": 1, "repetitions": 2,
+  "data": {"name": "synthetic", "d": 10, "rank": 1},
+  "estimators": [{"name": "spectral", "rank": 1, "batch_size": 300}],
+  "metrics": ["combined_error", "samples"]})";
+
+/// One hostile input: a command (run in a scratch folder holding `files`) and what must come out.
+struct Case {
+  std::string family;
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> files;  // name → content
+  std::string args;                                        // rankone's arguments; {dir} is the scratch folder
+  int code;
+  std::vector<std::string> says;  // each must appear in the output; {dir} is the scratch folder
+};
+
+std::string expand(std::string text, const fs::path& dir) {
+  for (std::size_t at; (at = text.find("{dir}")) != std::string::npos;) text.replace(at, 5, dir.string());
+  return text;
+}
+
+/// What no run may print, whatever its input.
+void check_no_crash(const test::CommandOutput& out) {
+  CHECK(out.code >= 0);
+  CHECK(out.code < 128);
+  for (const char* crash : {"AddressSanitizer", "runtime error:", "LeakSanitizer", "terminate called", "Segmentation fault",
+                            "Aborted", "std::bad_alloc"})
+    CHECK(out.text.find(crash) == std::string::npos);
+}
+
+void check_store_intact(const fs::path& folder) {
+  const fs::path db = ResultsStore::database_path(folder);
+  if (!fs::exists(db) || fs::file_size(db) == 0) return;
+  CHECK(test::run_command("sqlite3 '" + db.string() + "' 'PRAGMA integrity_check' 2>&1").text == "ok\n");
+}
+
+std::string with(const std::string& doc, const std::string& key_values) {  // adds top-level keys to kValid
+  return doc.substr(0, doc.rfind('}')) + ", " + key_values + "}";
+}
+
+std::vector<Case> experiment_cases() {
+  const std::string data = R"("data": {"name": "synthetic", "d": 10, "rank": 1}, "metrics": ["samples"])";
+  std::string deep;
+  for (int i = 0; i < 300; ++i) deep += "[";
+  for (int i = 0; i < 300; ++i) deep += "]";
+  return {
+      {"experiment", "truncated JSON", {{"e.json", std::string(kValid).substr(0, 60)}}, "validate {dir}/e.json", 2, {"{dir}/e.json:", "invalid JSON"}},
+      {"experiment", "not JSON at all", {{"e.json", "\x01\x02 binary \xff"}}, "validate {dir}/e.json", 2, {"{dir}/e.json:1:", "invalid JSON"}},
+      {"experiment", "empty file", {{"e.json", ""}}, "validate {dir}/e.json", 2, {"{dir}/e.json:", "invalid JSON"}},
+      {"experiment", "a JSON array", {{"e.json", "[1, 2]"}}, "validate {dir}/e.json", 2, {"at /", "an experiment object"}},
+      {"experiment", "wrong type", {{"e.json", with(kValid, R"("record_every": "often")")}}, "validate {dir}/e.json", 2,
+       {"{dir}/e.json: at /record_every: expected an integer", "found \"often\""}},
+      {"experiment", "unknown top-level key", {{"e.json", with(kValid, R"("sweeps": {})")}}, "validate {dir}/e.json", 2,
+       {"at /sweeps: unknown key 'sweeps'"}},
+      {"experiment", "duplicate top-level key", {{"e.json", with(kValid, R"("seed": 9)")}}, "validate {dir}/e.json", 2,
+       {"{dir}/e.json: at /seed: duplicate key 'seed'"}},
+      {"experiment", "duplicate key inside a plugin", {{"e.json", R"({"data": {"name": "synthetic", "d": 10, "d": 20}, "estimators": ["spectral"], "metrics": ["samples"]})"}},
+       "validate {dir}/e.json", 2, {"at /data/d: duplicate key 'd'"}},
+      {"experiment", "duplicate key in an array element", {{"e.json", "{" + data + R"(, "estimators": ["spectral", {"name": "spectral", "label": "b", "rank": 1, "rank": 2}]})"}},
+       "validate {dir}/e.json", 2, {"at /estimators/1/rank: duplicate key 'rank'"}},
+      {"experiment", "1e999 literal", {{"e.json", "{" + data + R"(, "estimators": [{"name": "spectral", "batch_size": 1e999}]})"}},
+       "validate {dir}/e.json", 2, {"{dir}/e.json:1:", "number 1e999 is out of range"}},
+      {"experiment", "NaN literal", {{"e.json", "{" + data + R"(, "estimators": [{"name": "spectral", "batch_size": NaN}]})"}},
+       "validate {dir}/e.json", 2, {"{dir}/e.json:1:", "invalid JSON"}},
+      {"experiment", "Infinity literal", {{"e.json", "{" + data + R"(, "estimators": [{"name": "spectral", "batch_size": Infinity}]})"}},
+       "validate {dir}/e.json", 2, {"invalid JSON"}},
+      {"experiment", "repetitions past 32 bits", {{"e.json", "{" + data + R"(, "repetitions": 4294967297, "estimators": ["spectral"]})"}},
+       "validate {dir}/e.json", 2, {"{dir}/e.json: at /repetitions: expected an integer from 1 to 2147483647, found 4294967297"}},
+      {"experiment", "two billion repetitions", {{"e.json", "{" + data + R"(, "repetitions": 2000000000, "estimators": ["spectral"]})"}},
+       "validate {dir}/e.json", 2, {"at /repetitions: the study has 2e+09 trials", "more than the memory budget"}},
+      {"experiment", "a sweep whose product explodes",
+       {{"e.json", with(kValid, R"("sweep": {"grid": {"data.noise_std": [0,1,2,3,4,5,6,7,8,9], "data.w_norm": [0,1,2,3,4,5,6,7,8,9], "data.d": [10,11,12,13,14,15,16,17,18,19], "estimators.0.rank": [1,2,3,4,5,6,7,8,9,10], "estimators.0.batch_size": [10,20,30,40,50,60,70,80,90,100], "data.rank": [1,2,3,4,5,6,7,8,9,10], "metrics.0.norm": ["spectral","frobenius","spectral","frobenius","spectral","frobenius","spectral","frobenius","spectral","frobenius"]}})")}},
+       "validate {dir}/e.json", 2, {"at /sweep: the study has 2e+07 trials"}},
+      {"experiment", "sweep over the seed", {{"e.json", with(kValid, R"("sweep": {"grid": {"seed": [1, 2]}})")}}, "validate {dir}/e.json", 2,
+       {"at /sweep/grid/seed: sweep axis 'seed' changes nothing between cells"}},
+      {"experiment", "sweep over the repetitions", {{"e.json", with(kValid, R"("sweep": {"zip": [{"repetitions": [1, 2]}]})")}}, "validate {dir}/e.json", 2,
+       {"at /sweep/zip/0/repetitions: sweep axis 'repetitions' changes nothing"}},
+      {"experiment", "sweep over an unknown top-level key", {{"e.json", with(kValid, R"("sweep": {"grid": {"colour": [1, 2]}})")}}, "validate {dir}/e.json", 2,
+       {"sweep axis 'colour' changes nothing"}},
+      {"experiment", "sweep over an unknown plugin parameter", {{"e.json", with(kValid, R"("sweep": {"grid": {"data.colour": [1, 2]}})")}}, "validate {dir}/e.json", 2,
+       {"sweep axis 'data.colour'", "unknown parameter 'colour'"}},
+      {"experiment", "empty sweep axis", {{"e.json", with(kValid, R"("sweep": {"grid": {"data.d": []}})")}}, "validate {dir}/e.json", 2,
+       {"at /sweep/grid/data.d: expected a non-empty array"}},
+      {"experiment", "zipped axes of different lengths", {{"e.json", with(kValid, R"("sweep": {"zip": [{"data.d": [10, 20], "data.rank": [1]}]})")}}, "validate {dir}/e.json", 2,
+       {"at /sweep/zip/0/data.rank: expected an array of 2 values"}},
+      {"experiment", "an integer past INT64_MAX", {{"e.json", "{" + data + R"(, "estimators": [{"name": "spectral", "batch_size": 18446744073709551615}]})"}},
+       "validate {dir}/e.json", 2, {"at /estimators/0/batch_size", "at most 9223372036854775807", "found 18446744073709551615"}},
+      {"experiment", "a negative seed", {{"e.json", "{" + data + R"(, "seed": -5, "estimators": ["spectral"]})"}},
+       "validate {dir}/e.json", 2, {"at /seed: expected an integer from 0"}},
+      {"experiment", "nested 300 levels deep", {{"e.json", with(kValid, "\"description\": " + deep)}}, "validate {dir}/e.json", 2,
+       {"{dir}/e.json: nested deeper than 256 levels"}},
+      {"experiment", "extends itself", {{"e.json", with(kValid, R"("extends": "e.json")")}}, "validate {dir}/e.json", 2, {"e.json"}},
+      {"experiment", "extends a missing file", {{"e.json", with(kValid, R"("extends": "gone.json")")}}, "validate {dir}/e.json", 2, {"gone.json"}},
+      {"experiment", "a device as the experiment", {}, "validate /dev/zero", 2, {"/dev/zero: not a regular file"}},
+      {"experiment", "a folder as the experiment", {}, "validate {dir}", 2, {"{dir}: not a regular file"}},
+      {"experiment", "a missing experiment", {}, "validate {dir}/nothing.json", 2, {"{dir}/nothing.json: experiment file not found"}},
+      {"experiment", "negative limit", {{"e.json", with(kValid, R"("limits": {"trial_seconds": -1})")}}, "validate {dir}/e.json", 2,
+       {"at /limits/trial_seconds: expected a number of seconds > 0"}},
+  };
+}
+
+std::vector<Case> override_cases() {
+  const std::vector<std::pair<std::string, std::string>> files = {{"e.json", kValid}};
+  return {
+      {"override", "trailing dot", files, "validate {dir}/e.json seed.=5", 2, {"override 'seed.=5': 'seed.' is not a key path"}},
+      {"override", "leading dot", files, "validate {dir}/e.json .seed=5", 2, {"'.seed' is not a key path"}},
+      {"override", "double dot", files, "validate {dir}/e.json data..d=5", 2, {"'data..d' is not a key path"}},
+      {"override", "no key", files, "validate {dir}/e.json =5", 2, {"override '=5': expected key.path=value"}},
+      {"override", "no value separator", files, "validate {dir}/e.json data.d", 2, {"overrides look like key.path=value"}},
+      {"override", "index out of range", files, "validate {dir}/e.json estimators.5.rank=1", 2,
+       {"override 'estimators.5.rank=1': at /estimators/5: expected an index below 1"}},
+      {"override", "wrong type", files, "validate {dir}/e.json data.d=many", 2, {"override 'data.d=many'", "at /data/d", "found \"many\""}},
+      {"override", "1e999", files, "validate {dir}/e.json data.noise_std=1e999", 2, {"override 'data.noise_std=1e999': number 1e999 is out of range"}},
+      {"override", "NaN", files, "validate {dir}/e.json data.noise_std=NaN", 2, {"at /data/noise_std", "found \"NaN\""}},
+      {"override", "repetitions past 32 bits", files, "validate {dir}/e.json repetitions=4294967297", 2, {"at /repetitions: expected an integer from 1 to 2147483647"}},
+      {"override", "negative repetitions", files, "validate {dir}/e.json repetitions=-1", 2, {"at /repetitions"}},
+      {"override", "a key inside a number", files, "validate {dir}/e.json seed.x=1", 2, {"cannot set a key inside a number"}},
+      {"override", "unknown option", files, "run {dir}/e.json --frobnicate", 2, {"unknown option '--frobnicate'"}},
+      {"override", "jobs zero", files, "run {dir}/e.json --jobs 0", 2, {"--jobs: expected a positive integer"}},
+      {"override", "trial memory not a number", files, "run {dir}/e.json --trial-memory lots", 2, {"--trial-memory: expected a number"}},
+  };
+}
+
+std::vector<Case> output_cases() {
+  return {
+      {"output", "export onto a device", {}, "export {dir}/out --output /dev/full", 1, {"cannot write /dev/full: it exists and is not a regular file"}},
+      {"output", "export into a missing folder", {}, "export {dir}/out --output {dir}/no/such/folder.csv", 1,
+       {"cannot write {dir}/no/such/folder.csv: No such file or directory"}},
+      {"output", "export onto a folder", {}, "export {dir}/out --output {dir}", 1, {"cannot write {dir}: it exists and is not a regular file"}},
+      {"output", "export of a folder without a store", {}, "export {dir}/nothing", 2, {"{dir}/nothing: no results database here"}},
+      {"output", "unknown export format", {}, "export {dir}/out --format xml", 2, {"--format: expected csv or json, found 'xml'"}},
+  };
+}
+
+void run_case(const Case& c) {
+  test::ScratchDir s("hostile");
+  for (const auto& [name, content] : c.files) s.write(name, content);
+  if (c.family == "output") {  // a small finished study to write out
+    s.write("ok.json", kValid);
+    REQUIRE(test::rankone_cli("run " + (s.path() / "ok.json").string() + " --out " + (s.path() / "out").string()).code == 0);
+  }
+  const auto out = test::rankone_cli(expand(c.args, s.path()));
+  INFO(c.family << ": " << c.name << "\n" << out.text);
+  CHECK(out.code == c.code);
+  for (const auto& part : c.says) CHECK_THAT(out.text, Catch::Contains(expand(part, s.path())));
+  check_no_crash(out);
+  if (c.code == 2) CHECK_THAT(out.text, Catch::StartsWith("rankone: error: "));
+  check_store_intact(s.path() / "out");
+}
+
+}  // namespace
+
+TEST_CASE("hostile experiment files", "[hostile][experiment]") {
+  for (const auto& c : experiment_cases()) run_case(c);
+}
+
+TEST_CASE("hostile command-line overrides and options", "[hostile][override]") {
+  for (const auto& c : override_cases()) run_case(c);
+}
+
+TEST_CASE("hostile output targets", "[hostile][output]") {
+  for (const auto& c : output_cases()) run_case(c);
+}
+
+TEST_CASE("a 100 MB experiment file is refused before it is read", "[hostile][experiment]") {
+  test::ScratchDir s("big");
+  {
+    std::ofstream big(s.path() / "big.json");
+    big << "{\"description\": \"";
+    const std::string chunk(1 << 20, 'x');
+    for (int i = 0; i < 100; ++i) big << chunk;
+    big << "\"}";
+  }
+  const auto out = test::rankone_cli("validate " + (s.path() / "big.json").string());
+  CHECK(out.code == 2);
+  CHECK_THAT(out.text, Catch::Contains("big.json: 104857620 bytes, more than the 16 MiB an experiment file may have"));
+  check_no_crash(out);
+}
+
+TEST_CASE("hostile plugin files", "[hostile][plugins]") {
+  test::ScratchDir s("plugin_files");
+  const fs::path bad = fs::canonical(test::binary_dir() / "tests" / "bad_plugins");
+  const fs::path real = fs::canonical(test::binary_dir() / "lib" / "rankone" / "plugins" / "librankone_spectral.so");
+  // A copy cut at half its length: its segments reach past the end of the file.
+  {
+    std::ifstream in(real, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream(s.path() / "libtruncated.so", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+    std::ofstream(s.path() / "libheader_only.so", std::ios::binary).write(bytes.data(), 64);
+  }
+  s.write("libempty.so", "");
+  s.write("librandom.so", std::string("\x7f" "ELF\x02\x01\x01") + std::string(200, '\xee'));
+  struct PluginCase {
+    std::string name;
+    fs::path library;
+    std::vector<std::string> says;
+  };
+  const std::vector<PluginCase> cases = {
+      {"truncated shared library", s.path() / "libtruncated.so", {"libtruncated.so: the file is truncated"}},
+      {"only an ELF header", s.path() / "libheader_only.so", {"libheader_only.so"}},
+      {"empty file", s.path() / "libempty.so", {"cannot load plugin library", "libempty.so"}},
+      {"ELF magic then noise", s.path() / "librandom.so", {"librandom.so"}},
+      {"static initialiser throws", bad / "libbad_throws_in_initialiser.so",
+       {"libbad_throws_in_initialiser.so: its initialisation threw: initialiser of a hostile plugin"}},
+      {"describe throws", bad / "libbad_throws_in_describe.so",
+       {"libbad_throws_in_describe.so: its describe function (rankone_plugin) threw: describe of a hostile plugin"}},
+      {"API version mismatch", bad / "libbad_api_mismatch.so", {"plugin API version mismatch in"}},
+      {"not a plugin", bad / "libbad_not_a_plugin.so", {"is not a RankOne plugin"}},
+      {"a folder of plugins that is a file", s.path() / "libempty.so/inner", {"not found"}},
+  };
+  for (const auto& c : cases) {
+    const auto out = test::run_command("RANKONE_PLUGIN_PATH='" + c.library.string() + "' " + test::rankone_binary() + " plugins 2>&1");
+    INFO(c.name << "\n" << out.text);
+    CHECK(out.code == 2);
+    CHECK_THAT(out.text, Catch::StartsWith("rankone: error: RANKONE_PLUGIN_PATH: "));
+    for (const auto& part : c.says) CHECK_THAT(out.text, Catch::Contains(part));
+    check_no_crash(out);
+  }
+}
+
+TEST_CASE("hostile stores", "[hostile][store]") {
+  test::ScratchDir s("stores");
+  const auto file = s.write("ok.json", kValid);
+  const fs::path good = s.path() / "good";
+  REQUIRE(test::rankone_cli("run " + file.string() + " --out " + good.string()).code == 0);
+  const fs::path good_db = ResultsStore::database_path(good);
+  auto copy_of_good = [&](const std::string& name) {
+    const fs::path folder = s.path() / name;
+    fs::create_directories(folder);
+    fs::copy_file(good_db, ResultsStore::database_path(folder));
+    return folder;
+  };
+  const auto sql = [](const fs::path& folder, const std::string& query) {
+    return test::run_command("sqlite3 '" + ResultsStore::database_path(folder).string() + "' \"" + query + "\" 2>&1").text;
+  };
+
+  SECTION("a 0-byte store is refused by every reader and by run, and is never written into") {
+    const fs::path folder = s.path() / "empty";
+    fs::create_directories(folder);
+    std::ofstream(ResultsStore::database_path(folder)).close();
+    for (const std::string& args : {"export " + folder.string(), "summarize " + folder.string(), "report " + folder.string(),
+                                   "plan " + file.string() + " --out " + folder.string(),
+                                   "run " + file.string() + " --out " + folder.string()}) {
+      const auto out = test::rankone_cli(args);
+      INFO(args << "\n" << out.text);
+      CHECK(out.code == 2);
+      CHECK_THAT(out.text, Catch::Contains(ResultsStore::database_path(folder).string() + ": the file is empty (0 bytes)"));
+      check_no_crash(out);
+    }
+    CHECK(fs::file_size(ResultsStore::database_path(folder)) == 0);
+  }
+  SECTION("a text file in place of the store") {
+    const fs::path folder = s.path() / "text";
+    fs::create_directories(folder);
+    std::ofstream(ResultsStore::database_path(folder)) << "these are my notes, not a database\n";
+    for (const std::string& cmd : {std::string("export"), std::string("summarize")}) {
+      const auto out = test::rankone_cli(cmd + " " + folder.string());
+      INFO(out.text);
+      CHECK(out.code == 2);
+      CHECK_THAT(out.text, Catch::Contains(ResultsStore::database_path(folder).string()));
+      CHECK_THAT(out.text, Catch::Contains("file is not a database"));
+      check_no_crash(out);
+    }
+  }
+  SECTION("another program's SQLite database") {
+    const fs::path folder = s.path() / "foreign";
+    fs::create_directories(folder);
+    sql(folder, "CREATE TABLE notes(text TEXT)");
+    const auto out = test::rankone_cli("export " + folder.string());
+    CHECK(out.code == 2);
+    CHECK_THAT(out.text, Catch::Contains("is not a RankOne results store (it has no trials table)"));
+  }
+  SECTION("a damaged row is reported by its trial and hides no other") {
+    const fs::path folder = copy_of_good("row");
+    const std::string key = sql(folder, "SELECT key FROM trials WHERE id = 1");
+    sql(folder, "UPDATE trials SET config = '{broken' WHERE id = 1");
+    const auto out = test::rankone_cli("export " + folder.string());
+    INFO(out.text);
+    CHECK(out.code == 1);
+    CHECK_THAT(out.text, Catch::Contains(ResultsStore::database_path(folder).string() + " is damaged"));
+    CHECK_THAT(out.text, Catch::Contains("trial 1 (key " + key.substr(0, key.size() - 1) + "): damaged row skipped"));
+    const auto rows = test::rankone_cli("export " + folder.string(), /*stdout_only=*/true);
+    CHECK(rows.text.find(key.substr(0, key.size() - 1)) == std::string::npos);
+    CHECK(std::count(rows.text.begin(), rows.text.end(), '\n') > 1);  // the other trial's rows
+    check_no_crash(out);
+  }
+  SECTION("flipped bytes in the middle of the file") {
+    const fs::path folder = copy_of_good("flipped");
+    {
+      std::fstream f(ResultsStore::database_path(folder), std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(fs::file_size(ResultsStore::database_path(folder)) / 2));
+      const std::string noise(512, '\xa5');
+      f.write(noise.data(), static_cast<std::streamsize>(noise.size()));
+    }
+    for (const std::string& cmd : {std::string("export"), std::string("summarize")}) {
+      const auto out = test::rankone_cli(cmd + " " + folder.string());
+      INFO(out.text);
+      CHECK((out.code == 1 || out.code == 2));
+      CHECK_THAT(out.text, Catch::Contains(ResultsStore::database_path(folder).string()));
+      check_no_crash(out);
+    }
+  }
+  SECTION("a store of a newer layout") {
+    const fs::path folder = copy_of_good("newer");
+    sql(folder, "PRAGMA user_version = 7");
+    const auto out = test::rankone_cli("summarize " + folder.string());
+    CHECK(out.code == 2);
+    CHECK_THAT(out.text, Catch::Contains("results store of schema version 7, but this rankone reads version 2"));
+  }
+  SECTION("a valid store that this user cannot write is read") {
+    const fs::path folder = copy_of_good("readonly");
+    fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read | fs::perms::group_exec |
+                                fs::perms::others_read | fs::perms::others_exec);
+    fs::permissions(ResultsStore::database_path(folder), fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    // As an unprivileged user (root writes anywhere), when this machine has one.
+    const auto probe = test::run_command("setpriv --reuid=65534 --regid=65534 --clear-groups true 2>&1");
+    if (probe.code == 0) {
+      const auto out = test::run_command("setpriv --reuid=65534 --regid=65534 --clear-groups " + test::rankone_binary() +
+                                         " summarize " + folder.string() + " 2>&1");
+      INFO(out.text);
+      CHECK(out.code == 0);
+      CHECK_THAT(out.text, Catch::Contains("combined_error"));
+    } else {
+      WARN("setpriv cannot switch users here: the read-only store case ran as this user only");
+    }
+    const auto out = test::rankone_cli("export " + folder.string());
+    CHECK(out.code == 0);
+    fs::permissions(folder, fs::perms::owner_all);
+  }
+  SECTION("a full disk during a run stops it, says so, and keeps every committed trial") {
+    const fs::path tiny = s.path() / "tiny";
+    fs::create_directories(tiny);
+    if (::mount("tmpfs", tiny.c_str(), "tmpfs", 0, "size=200k") != 0) {
+      WARN("cannot mount a small tmpfs here (not root?): the full-disk case did not run");
+      return;
+    }
+    struct Unmount {
+      fs::path at;
+      ~Unmount() { ::umount2(at.c_str(), MNT_DETACH); }
+    } unmount{tiny};
+    std::ofstream(tiny / "old.csv") << "previous export\n";  // before the disk fills
+    const auto study = s.write("many.json", std::string(kValid).replace(std::string(kValid).find("\"repetitions\": 2"), 16,
+                                                                         "\"repetitions\": 200"));
+    const auto out = test::rankone_cli("run " + study.string() + " --out " + (tiny / "out").string());
+    INFO(out.text);
+    CHECK(out.code == 1);
+    CHECK_THAT(out.text, Catch::Contains("disk full"));
+    CHECK_THAT(out.text, Catch::Contains("trials are saved in " + ResultsStore::database_path(tiny / "out").string()));
+    CHECK_THAT(out.text, Catch::Contains("resume: "));
+    check_no_crash(out);
+    check_store_intact(tiny / "out");
+    CHECK(sql(tiny / "out", "SELECT status FROM runs") == "aborted\n");
+    // An export onto the full disk fails and leaves the file that was there.
+    const auto exported = test::rankone_cli("export " + good.string() + " --output " + (tiny / "old.csv").string());
+    CHECK(exported.code == 1);
+    CHECK_THAT(exported.text, Catch::Contains("cannot write " + (tiny / "old.csv").string()));
+    std::ifstream old(tiny / "old.csv");
+    CHECK(std::string(std::istreambuf_iterator<char>(old), std::istreambuf_iterator<char>()) == "previous export\n");
+    CHECK(fs::directory_iterator(tiny) != fs::directory_iterator());
+    for (const auto& e : fs::directory_iterator(tiny)) CHECK(e.path().filename().string().find(".partial") == std::string::npos);
+  }
+}
+
+TEST_CASE("signals: SIGINT and SIGTERM stop a run cleanly; a second SIGINT at once", "[hostile][signals]") {
+  test::ScratchDir s("signals");
+  const auto study = s.write("long.json", R"({"name": "long", "seed": 5, "repetitions": 60,
+    "data": {"name": "synthetic", "d": 60, "rank": 2},
+    "estimators": [{"name": "spectral", "rank": 2, "batch_size": 200000}], "metrics": ["combined_error"]})");
+  // Starts a run, sends the signals once it has stored a trial, and returns its output and exit code.
+  auto interrupted_run = [&](const std::string& name, const std::vector<int>& signals, const std::string& extra) {
+    const fs::path out = s.path() / name;
+    const fs::path log = s.path() / (name + ".log");
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      const std::string cmd = test::rankone_binary() + " run " + study.string() + " --out " + out.string() + " --jobs 2 " + extra;
+      ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), nullptr);
+      ::_exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {  // wait for the first stored trial
+      if (fs::exists(ResultsStore::database_path(out)) &&
+          test::run_command("sqlite3 '" + ResultsStore::database_path(out).string() + "' 'SELECT count(*) FROM trials' 2>/dev/null").text != "0\n" &&
+          !test::run_command("sqlite3 '" + ResultsStore::database_path(out).string() + "' 'SELECT count(*) FROM trials' 2>/dev/null").text.empty())
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    for (int sig : signals) {
+      ::kill(pid, sig);
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    std::ifstream in(log);
+    test::CommandOutput result;
+    result.text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    result.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return std::make_pair(result, out);
+  };
+
+  const auto [sigint, out_int] = interrupted_run("int", {SIGINT}, "");
+  INFO(sigint.text);
+  CHECK(sigint.code == 130);
+  CHECK_THAT(sigint.text, Catch::Contains("interrupted by SIGINT: "));
+  CHECK_THAT(sigint.text, Catch::Contains("resume: "));
+  CHECK(test::run_command("sqlite3 '" + ResultsStore::database_path(out_int).string() + "' 'SELECT status FROM runs'").text ==
+        "interrupted by SIGINT\n");
+  check_store_intact(out_int);
+  // The command it printed resumes the study: every trial once.
+  const auto resumed = test::rankone_cli("run " + study.string() + " --out " + out_int.string() + " --jobs 2");
+  CHECK(resumed.code == 0);
+  CHECK(ResultsStore(out_int).trials(false).size() == 60);
+
+  const auto [sigterm, out_term] = interrupted_run("term", {SIGTERM}, "");
+  INFO(sigterm.text);
+  CHECK(sigterm.code == 143);
+  CHECK_THAT(sigterm.text, Catch::Contains("interrupted by SIGTERM: "));
+  check_store_intact(out_term);
+
+  // In-process trials cannot be abandoned, so the first SIGINT waits for them; the second does not.
+  const auto [twice, out_twice] = interrupted_run("twice", {SIGINT, SIGINT}, "--in-process");
+  INFO(twice.text);
+  CHECK(twice.code == 130);
+  CHECK_THAT(twice.text, Catch::Contains("Ctrl-C again to quit at once"));
+  check_store_intact(out_twice);
+}
