@@ -221,8 +221,8 @@ EntryView OnlineCompletion::residual_entries(const EntryView& entries) {
 
 std::string OnlineCompletion::stall_hint() const {
   std::vector<std::string> hints;
-  // Noise alone keeps paired entries within a few tenths of each other at the SNRs measured; an
-  // unrelated (i, j), (j, i) pair of a non-symmetric matrix differs by about √2 (docs/plugins/omc_psd.md).
+  // Unrelated (i, j), (j, i) entries of a non-symmetric matrix differ by about √2 relative, a noiseless
+  // symmetric one by 0; 0.5 is a judgement between the two (noise below SNR 1 can exceed it).
   if (psd() && std::isfinite(asymmetry_) && asymmetric_pairs_ >= 10 && asymmetry_ > 0.5)
     hints.push_back("the matrix is not symmetric (entries (i, j) and (j, i) differ by " + format(asymmetry_) +
                     " relative, over " + std::to_string(asymmetric_pairs_) + " pairs of the warm start); use omc_general");
