@@ -2,6 +2,7 @@
 // small shared pieces of the interfaces.
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "rankone/core/errors.hpp"
 #include "rankone/interfaces/data_source.hpp"
@@ -79,9 +80,40 @@ bool IterativeEstimator::step(DataSource& data) {
   return true;
 }
 
+void IterativeEstimator::declare_stall_fit(Schema& schema) {
+  schema
+      .number("stall_fit", kDefaultStallFit,
+              "a run that ends converged or at its budget with a fit (Summary::fit: relative residual on fresh data, "
+              "or the estimator's own measure) above stall_fit × the fit of a model that learnt nothing (1 for a "
+              "relative residual, 0.5 for a sign error rate) ends 'stalled', with a hint in its message")
+      .above(0.0);
+}
+
 void IterativeEstimator::finish(Status status, std::string message) {
+  if (status == Status::converged || status == Status::max_iterations) {
+    measure_final_fit();
+    const double threshold = stall_fit_ * no_skill_fit();
+    if (std::isfinite(summary_.fit) && summary_.fit > threshold) {
+      const std::string hint = stall_hint();
+      message += "; stalled: " + summary_.fit_measure + " " + short_number(summary_.fit) + " is above stall_fit × " +
+                 short_number(no_skill_fit()) + " = " + short_number(threshold) + " (no better than a model that "
+                 "learnt nothing)" + (hint.empty() ? std::string() : ". Hint: " + hint);
+      status = Status::stalled;
+    }
+  }
+  if (status == Status::diverged) {  // a diverged run deserves the same hint as a stalled one
+    const std::string hint = stall_hint();
+    if (!hint.empty()) message += ". Hint: " + hint;
+  }
   summary_.status = status;
   summary_.message = std::move(message);
+}
+
+std::string short_number(double value) {
+  std::ostringstream os;
+  os.precision(3);
+  os << value;
+  return os.str();
 }
 
 }  // namespace rankone

@@ -753,7 +753,7 @@ std::optional<Figure> heatmap_figure(const Study& s) {
   if (panels.empty()) return std::nullopt;
   Figure f;
   f.title = "Phase transition: success rate (" + *s.success_metric + " < " + number(*s.success_below) + ")";
-  f.note = "Fraction of all attempts (failed and diverged trials count as failures) whose final " + *s.success_metric +
+  f.note = "Fraction of all attempts (failed, diverged and stalled trials count as failures) whose final " + *s.success_metric +
            " is below " + number(*s.success_below) + "; one heat map per estimator label.";
   for (auto& [key, p] : panels) f.panels.push_back(std::move(p));
   return f;
@@ -813,7 +813,7 @@ std::string td(const std::string& text, bool numeric = false, bool bad = false) 
 }
 
 void write_status_table(std::ostream& out, const Study& s) {
-  const std::vector<std::string> known = {"converged", "max_iterations", "diverged", "failed"};
+  const std::vector<std::string> known = {"converged", "max_iterations", "stalled", "diverged", "failed"};
   std::map<std::string, std::map<std::string, std::size_t>> counts;
   std::map<std::string, double> seconds;
   std::set<std::string> statuses(known.begin(), known.end());
@@ -832,17 +832,17 @@ void write_status_table(std::ostream& out, const Study& s) {
     out << "<tr>" << td(label) << td(std::to_string(total), true);
     for (const auto& st : statuses) {
       const std::size_t n = counts[label].count(st) ? counts[label][st] : 0;
-      out << td(std::to_string(n), true, n > 0 && (st == "failed" || st == "diverged"));
+      out << td(std::to_string(n), true, n > 0 && (st == "failed" || st == "diverged" || st == "stalled"));
     }
     out << td(number(seconds[label] / static_cast<double>(total)), true) << "</tr>\n";
   }
   out << "</table>\n";
   std::vector<const TrialRecord*> bad;
   for (const auto& t : s.trials)
-    if (t.status == "failed" || t.status == "diverged") bad.push_back(&t);
+    if (t.status == "failed" || t.status == "diverged" || t.status == "stalled") bad.push_back(&t);
   if (bad.empty()) return;
   constexpr std::size_t kShown = 20;
-  out << "<p class=\"note\">Failed or diverged trials" << (bad.size() > kShown ? " (first " + std::to_string(kShown) + ")" : "")
+  out << "<p class=\"note\">Failed, diverged or stalled trials" << (bad.size() > kShown ? " (first " + std::to_string(kShown) + ")" : "")
       << ":</p>\n<table><tr><th>estimator</th><th>cell</th><th>repetition</th><th>status</th><th>iteration</th><th>message</th></tr>\n";
   for (std::size_t i = 0; i < std::min(bad.size(), kShown); ++i) {
     const auto& t = *bad[i];
@@ -860,23 +860,23 @@ void write_summary_tables(std::ostream& out, const Study& s, const std::vector<s
     out << "<h3>" << html_escape(metric) << "</h3>\n<table class=\"summary\" data-metric=\"" << html_escape(metric)
         << "\"><tr>";
     for (std::size_t a : varying) out << "<th>" << html_escape(s.axes[a].name()) << "</th>";
-    out << "<th>estimator</th><th>n</th><th>failed</th><th>median</th><th>mean</th><th>95 % CI</th><th>sd</th>";
+    out << "<th>estimator</th><th>n</th><th>failed</th><th>stalled</th><th>median</th><th>mean</th><th>95 % CI</th><th>sd</th>";
     if (success)
       out << "<th>success rate</th><th>reached</th><th>samples to target</th><th>seconds to target</th>";
-    out << "</tr>\n";
+    out << "<th>flags</th></tr>\n";
     for (const auto& r : s.summary) {
       if (r.metric != metric) continue;
       out << "<tr>";
       for (std::size_t a : varying) out << td(value_text(s.axes[a].values[s.position.at(r.cell)[a]]), s.axes[a].numeric);
       out << td(r.label) << td(std::to_string(r.trials), true) << td(std::to_string(r.failures), true, r.failures > 0)
-          << td(number(r.median), true) << td(number(r.mean), true)
+          << td(std::to_string(r.stalled), true, r.stalled > 0) << td(number(r.median), true) << td(number(r.mean), true)
           << td(r.trials > 1 ? "[" + number(r.ci_low) + ", " + number(r.ci_high) + "]" : "", true)
           << td(r.trials > 1 ? number(r.sd, 3) : "", true);
       if (success)
         out << td(r.success_rate ? number(*r.success_rate, 3) : "", true) << td(std::to_string(r.reached_target), true)
             << td(r.samples_to_target ? number(*r.samples_to_target) : "", true)
             << td(r.seconds_to_target ? number(*r.seconds_to_target) : "", true);
-      out << "</tr>\n";
+      out << td(r.flags, false, !r.flags.empty()) << "</tr>\n";
     }
     out << "</table>\n";
   }

@@ -40,12 +40,20 @@ std::vector<SummaryRow> summarize(const ResultsStore& store, const SummaryOption
     std::size_t success = 0;
   };
   std::map<std::tuple<std::size_t, std::string, std::string>, Group> groups;
-  std::map<std::pair<std::size_t, std::string>, std::size_t> failures, attempts;
+  std::map<std::pair<std::size_t, std::string>, std::size_t> failures, stalled, attempts;
+  std::map<std::pair<std::size_t, std::string>, std::vector<double>> spectrum_ratios;
 
   for (const auto& t : store.trials(true)) {
-    const bool bad = t.status == "failed" || t.status == "diverged";
-    if (bad) ++failures[{t.cell, t.label}];
+    const bool broken = t.status == "failed" || t.status == "diverged";
+    const bool bad = broken || t.status == "stalled";  // a stalled run ended far from a fit: no success
+    if (broken) ++failures[{t.cell, t.label}];
+    if (t.status == "stalled") ++stalled[{t.cell, t.label}];
     ++attempts[{t.cell, t.label}];
+    if (const auto s = t.diagnostics.find("singular_values"); s != t.diagnostics.end() && s->is_array() && s->size() > 1) {
+      const double first = s->front().get<double>();
+      const double last = s->back().get<double>();
+      if (first > 0.0) spectrum_ratios[{t.cell, t.label}].push_back(last / first);
+    }
     std::map<std::string, const Point*> last;
     std::map<std::string, const Point*> first_below;
     for (const auto& p : t.points) {
@@ -85,6 +93,17 @@ std::vector<SummaryRow> summarize(const ResultsStore& store, const SummaryOption
     r.coordinates = g.coordinates;
     r.trials = g.finals.size();
     r.failures = failures[{r.cell, r.label}];
+    r.stalled = stalled[{r.cell, r.label}];
+    if (auto& ratios = spectrum_ratios[{r.cell, r.label}]; !ratios.empty()) {
+      std::sort(ratios.begin(), ratios.end());
+      const std::size_t h = ratios.size();
+      const double median = h % 2 ? ratios[h / 2] : 0.5 * (ratios[h / 2 - 1] + ratios[h / 2]);
+      if (median < kRankOverSpecifiedRatio) {
+        std::ostringstream os;
+        os << std::setprecision(2) << "rank over-specified? σ_k/σ_1 = " << median;
+        r.flags = os.str();
+      }
+    }
     const double n = static_cast<double>(r.trials);
     double sum = 0.0;
     for (double v : g.finals) sum += v;
@@ -139,21 +158,22 @@ std::string coordinates_text(const Json& coordinates) {
 }
 
 void write_summary(const std::vector<SummaryRow>& rows, const std::string& format, std::ostream& out) {
-  const std::vector<std::string> header = {"cell", "coordinates", "estimator", "metric", "n", "failed", "mean", "sd",
-                                           "ci95_low", "ci95_high", "median", "success_rate", "reached", "samples_to_target",
-                                           "seconds_to_target"};
+  const std::vector<std::string> header = {"cell", "coordinates", "estimator", "metric", "n", "failed", "stalled", "mean",
+                                           "sd", "ci95_low", "ci95_high", "median", "success_rate", "reached",
+                                           "samples_to_target", "seconds_to_target", "flags"};
   auto fields = [](const SummaryRow& r) {
     return std::vector<std::string>{std::to_string(r.cell), coordinates_text(r.coordinates), r.label, r.metric,
-                                    std::to_string(r.trials), std::to_string(r.failures), number(r.mean), number(r.sd),
+                                    std::to_string(r.trials), std::to_string(r.failures), std::to_string(r.stalled),
+                                    number(r.mean), number(r.sd),
                                     number(r.ci_low), number(r.ci_high), number(r.median), optional_number(r.success_rate),
                                     r.success_rate ? std::to_string(r.reached_target) : "",
-                                    optional_number(r.samples_to_target), optional_number(r.seconds_to_target)};
+                                    optional_number(r.samples_to_target), optional_number(r.seconds_to_target), r.flags};
   };
   if (format == "json") {
     Json arr = Json::array();
     for (const auto& r : rows) {
       Json j = {{"cell", r.cell}, {"coordinates", r.coordinates}, {"estimator", r.label}, {"metric", r.metric},
-                {"n", r.trials}, {"failed", r.failures}, {"mean", r.mean}, {"sd", r.sd}, {"ci95_low", r.ci_low},
+                {"n", r.trials}, {"failed", r.failures}, {"stalled", r.stalled}, {"mean", r.mean}, {"sd", r.sd}, {"ci95_low", r.ci_low},
                 {"ci95_high", r.ci_high}, {"median", r.median}};
       if (r.success_rate) {
         j["success_rate"] = *r.success_rate;
@@ -161,6 +181,7 @@ void write_summary(const std::vector<SummaryRow>& rows, const std::string& forma
       }
       if (r.samples_to_target) j["samples_to_target"] = *r.samples_to_target;
       if (r.seconds_to_target) j["seconds_to_target"] = *r.seconds_to_target;
+      if (!r.flags.empty()) j["flags"] = r.flags;
       arr.push_back(std::move(j));
     }
     out << arr.dump(1) << "\n";

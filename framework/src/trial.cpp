@@ -29,17 +29,24 @@ class Stopwatch {
   bool running_ = false;
 };
 
-/// What the trial leaves besides its points: the fit measure, the spectrum of the final estimate
-/// and every note the source and the estimator made.
-Json trial_diagnostics(const Summary& summary, const DataSource& source, const Estimator& estimator) {
+/// What the trial leaves besides its points: the fit measure, the spectrum of the final estimate's
+/// low-rank part (its `rank` largest singular values when the estimator has a `rank` parameter) and
+/// every note the source and the estimator made.
+Json trial_diagnostics(const Summary& summary, const DataSource& source, const Estimator& estimator,
+                       const Json& estimator_config) {
   Json d = Json::object();
   if (std::isfinite(summary.fit)) {
     d["fit"] = summary.fit;
     d["fit_measure"] = summary.fit_measure;
   }
-  const Estimate est = estimator.estimate();
+  const Estimate est = estimator.low_rank_part();
   if (est.rank() > 0 && est.all_finite()) {
-    const Vector s = singular_values(est);
+    Vector s = singular_values(est);
+    // A factored form wider than the rank asked for (one_bit_mll's 2k columns) has more values than
+    // the user's rank; the over-specification test is about that rank.
+    const auto rank = estimator_config.find("rank");
+    if (rank != estimator_config.end() && rank->is_number_integer() && rank->get<Index>() > 0 && rank->get<Index>() < s.size())
+      s.conservativeResize(rank->get<Index>());
     d["singular_values"] = std::vector<double>(s.data(), s.data() + s.size());
   }
   Json notes = Json::array();
@@ -180,7 +187,7 @@ TrialRecord run_trial(const TrialSpec& spec, const Registry& registry) {
   rec.samples = source->samples_drawn();
   rec.seconds = clock.seconds();
   try {
-    rec.diagnostics = trial_diagnostics(summary, *source, *estimator);
+    rec.diagnostics = trial_diagnostics(summary, *source, *estimator, spec.estimator);
   } catch (const std::exception& e) {  // an estimate that cannot be decomposed loses only its spectrum
     rec.diagnostics["error"] = e.what();
   }

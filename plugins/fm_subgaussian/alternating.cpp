@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "rankone/linalg/eigensolvers.hpp"
 
@@ -50,7 +51,15 @@ bool AlternatingEstimator::next_batch(DataSource& data, Matrix& Z, Vector& y) {
   const Batch batch = reader_.next(data, options_.batch_size);
   // A short batch at the very end of the data is still a usable estimate of the moments; a
   // sliver is not.
-  if (batch.instances() < std::max<Index>(1, options_.batch_size / 2)) return false;
+  if (batch.instances() < std::max<Index>(1, options_.batch_size / 2)) {
+    if (batch.instances() > 0)
+      summary_.notes.push_back(name() + ": the last " + std::to_string(batch.instances()) +
+                               " instances were not used (under half a batch of " + std::to_string(options_.batch_size) + ")");
+    return false;
+  }
+  if (batch.instances() < options_.batch_size)
+    summary_.notes.push_back(name() + ": the last batch had " + std::to_string(batch.instances()) + " of " +
+                             std::to_string(options_.batch_size) + " instances (used: at least half a batch)");
   Z = scaling_.apply(feature_matrix(batch));
   y = batch.y;
   return true;
@@ -70,6 +79,13 @@ void AlternatingEstimator::start(DataSource& data, Rng& rng) {
   const Batch first = reader_.next(data, options_.batch_size);
   if (first.instances() == 0) return finish(Status::failed, "the data source returned an empty first batch");
   const Matrix X0 = feature_matrix(first);
+  {
+    const FeatureScaling raw = FeatureScaling::estimate(X0);  // population mean and std per feature
+    d_ = d;
+    min_variance_ = raw.scale.array().square().minCoeff();
+    max_variance_ = raw.scale.array().square().maxCoeff();
+    max_abs_mean_ = raw.mean.cwiseAbs().maxCoeff();
+  }
   scaling_ = options_.standardize ? FeatureScaling::estimate(X0) : FeatureScaling::identity(d);
   if (const std::string why = prepare(scaling_.apply(X0)); !why.empty()) return finish(Status::failed, why);
 
@@ -129,9 +145,33 @@ double AlternatingEstimator::iterate(DataSource& data) {
   }
   const Vector r = predict(Z, model_z()) - y;
   const double residual_rms = rms(r);
+  // The batch is fresh: its residual is an out-of-sample error of the current estimate.
+  const double y_norm = y.norm();
+  const double fit = y_norm > 0.0 ? r.norm() / y_norm : std::numeric_limits<double>::infinity();
+  if (std::isfinite(fit)) {
+    record_fit(fit, "relative residual ‖y − ŷ‖/‖y‖ on the last fresh batch, before its update");
+    if (fit < best_fit_) {
+      best_fit_ = fit;
+      best_U_ = U_;
+      best_V_ = V_;
+      best_w_ = w_;
+      best_bias_ = bias_;
+      best_iteration_ = iteration();
+    }
+  }
   if (!std::isfinite(residual_rms) || residual_rms > options_.divergence_factor * (rms(y) + 1e-300)) {
+    std::string kept = "; the estimate is the one before this iteration";
+    if (std::isfinite(best_fit_)) {
+      U_ = best_U_;
+      V_ = best_V_;
+      w_ = best_w_;
+      bias_ = best_bias_;
+      summary_.fit = best_fit_;
+      kept = "; the estimate returned is the best seen on fresh data (after iteration " +
+             std::to_string(best_iteration_) + ", relative residual " + format(best_fit_) + ")";
+    }
     finish(Status::diverged, "residual RMS " + format(residual_rms) + " exceeds " + format(options_.divergence_factor) +
-                                 " × RMS(y) at iteration " + std::to_string(iteration() + 1));
+                                 " × RMS(y) at iteration " + std::to_string(iteration() + 1) + kept);
     return -1.0;
   }
 
@@ -149,6 +189,25 @@ double AlternatingEstimator::iterate(DataSource& data) {
   const double change = (w_ - w_prev).norm() + factored_difference_norm(U_, V_, U_prev, V_prev);
   const double size = w_.norm() + factored_norm(U_, V_);
   return size > 0.0 ? change / size : change;
+}
+
+std::string AlternatingEstimator::stall_hint() const {
+  std::vector<std::string> hints;
+  // The moment updates assume standardised coordinates; a variance off by 2× moved the measured runs
+  // from 1e-15 to a stall or divergence (docs/plugins/fm_moment_elimination.md).
+  if (!options_.standardize && (min_variance_ < 0.5 || max_variance_ > 2.0 || max_abs_mean_ > 0.5))
+    hints.push_back("features are not standardised (column variances from " + format(min_variance_) + " to " +
+                    format(max_variance_) + ", largest |mean| " + format(max_abs_mean_) + "; set standardize)");
+  // Measured sample complexity (docs/fm_subgaussian_sample_complexity.md): every run with n ≥ 10·k·d succeeded.
+  if (static_cast<double>(options_.batch_size) < 10.0 * static_cast<double>(options_.rank * d_))
+    hints.push_back("batch of " + std::to_string(options_.batch_size) + " rows may be small for d = " +
+                    std::to_string(d_) + ", rank " + std::to_string(options_.rank) + " (try ≥ 10·k·d = " +
+                    std::to_string(10 * options_.rank * d_) + ")");
+  if (hints.empty() && options_.step_size >= 1.0)
+    hints.push_back("the data may be far from the sub-gaussian moment model; try step_size < 1");
+  std::string text;
+  for (const auto& h : hints) text += (text.empty() ? "" : "; ") + h;
+  return text;
 }
 
 // ---- fm_moment_elimination ----

@@ -8,6 +8,7 @@
 ///
 /// where 𝓜(r) ≈ M_prev − M* and 𝓦(r) ≈ w_prev − w* are matrix-free operators built from the
 /// batch; the two estimators differ only in 𝓜 and 𝓦 (and in the zero-diagonal model of iFM).
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -47,6 +48,8 @@ class AlternatingEstimator : public IterativeEstimator {
 
  protected:
   double iterate(DataSource& data) final;
+  /// Unstandardised features, a small batch, or a step too long for the data.
+  std::string stall_hint() const final;
 
   /// Called once with the standardised first batch (d × n). Returns "" or why the estimator cannot
   /// run (it then ends with status `failed` and that message).
@@ -76,6 +79,15 @@ class AlternatingEstimator : public IterativeEstimator {
   Vector w_;
   double bias_ = 0.0;
   const DataSource* data_ = nullptr;  ///< for the summary's re-use note
+  // The estimate with the lowest relative residual on a fresh batch so far (copied only when it improves).
+  Matrix best_U_, best_V_;
+  Vector best_w_;
+  double best_bias_ = 0.0;
+  double best_fit_ = std::numeric_limits<double>::infinity();
+  int best_iteration_ = 0;
+  // Raw feature moments of the first batch, for the hint: the moment updates assume mean 0, variance 1.
+  double min_variance_ = 1.0, max_variance_ = 1.0, max_abs_mean_ = 0.0;
+  Index d_ = 0;
 };
 
 /// `fm_moment_elimination`: Algorithm 1 with the trace term of NOTES.md §2 restored,

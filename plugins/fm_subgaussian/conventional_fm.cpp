@@ -53,7 +53,10 @@ void ConventionalFmEstimator::start(DataSource& data, Rng& rng) {
   if (train.instances() == 0) return finish(Status::failed, "the data source returned no training instances");
 
   const Matrix X = feature_matrix(train);
-  scaling_ = options_.standardize ? FeatureScaling::estimate(X) : FeatureScaling::identity(d);
+  const FeatureScaling raw = FeatureScaling::estimate(X);
+  min_variance_ = raw.scale.array().square().minCoeff();
+  max_variance_ = raw.scale.array().square().maxCoeff();
+  scaling_ = options_.standardize ? raw : FeatureScaling::identity(d);
   Z_ = scaling_.apply(X);
   y_ = train.y;
   if (options_.solver == ConventionalFmOptions::Solver::als) {
@@ -169,6 +172,35 @@ double ConventionalFmEstimator::iterate(DataSource&) {
   const double change = (w_ - w_prev).norm() + factored_difference_norm(U_, U_, U_prev, U_prev);
   const double size = w_.norm() + factored_norm(U_, U_);
   return size > 0.0 ? change / size : change;
+}
+
+void ConventionalFmEstimator::measure_final_fit() {
+  const double y_norm = y_.norm();
+  if (!(y_norm > 0.0)) return;
+  double residual_norm = 0.0;
+  if (options_.solver == ConventionalFmOptions::Solver::als) {
+    residual_norm = residual_.norm();  // kept up to date by every ALS epoch
+  } else {
+    LowRankModel m;
+    m.left = U_;
+    m.right = U_;
+    m.zero_diagonal = true;
+    m.w = w_;
+    m.bias = bias_;
+    residual_norm = (predict(Z_, m) - y_).norm();
+  }
+  record_fit(residual_norm / y_norm, "relative training residual ‖y − ŷ‖/‖y‖ (fm learns from one training set)");
+}
+
+std::string ConventionalFmEstimator::stall_hint() const {
+  std::string hint;
+  if (!options_.standardize && (min_variance_ < 0.5 || max_variance_ > 2.0))
+    hint = "features are not standardised (column variances from " + short_number(min_variance_) + " to " +
+           short_number(max_variance_) + "; set standardize); ";
+  if (options_.solver == ConventionalFmOptions::Solver::sgd)
+    return hint + "SGD with learning_rate " + short_number(options_.learning_rate) +
+           " may be too slow or too noisy: change learning_rate, add passes or decay, or use solver als";
+  return hint + "try more passes or smaller reg_v / reg_w";
 }
 
 }  // namespace rankone::fm_subgaussian

@@ -48,6 +48,10 @@ class ConventionalFmEstimator final : public IterativeEstimator {
 
  protected:
   double iterate(DataSource& data) override;
+  /// The training relative residual (fm holds one training set: there is no fresh data).
+  void measure_final_fit() override;
+  /// Unstandardised features or the SGD step.
+  std::string stall_hint() const override;
 
  private:
   void sgd_epoch();
@@ -68,6 +72,7 @@ class ConventionalFmEstimator final : public IterativeEstimator {
   Vector residual_;  ///< ŷ − y (ALS)
   Matrix projected_; ///< Z'U, N × k (ALS)
   std::string data_note_;
+  double min_variance_ = 1.0, max_variance_ = 1.0;  ///< raw feature variances of the training set (hint)
 };
 
 }  // namespace rankone::fm_subgaussian

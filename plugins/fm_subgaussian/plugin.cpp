@@ -27,6 +27,14 @@ void declare_alternating(Schema& s, Index default_batch) {
   s.boolean("intercept", false, "fit a bias b (least squares on each batch after the w, M update)");
   s.number("step_size", 1.0, "step eta of the w and M updates (1: the paper's update; below 1 damps the "
                              "iteration on data far from the sub-gaussian moment model)").above(0.0).at_most(1.0);
+  IterativeEstimator::declare_stall_fit(s);
+}
+
+/// An iterative estimator with the validated `stall_fit` applied.
+template <class T>
+std::unique_ptr<Component> with_stall_fit(std::unique_ptr<T> estimator, const Params& p) {
+  estimator->set_stall_fit(p.number("stall_fit"));
+  return estimator;
 }
 
 Registration moment_elimination_registration() {
@@ -43,7 +51,7 @@ Registration moment_elimination_registration() {
       .at_least(0.0);
   r.example = {{"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return std::make_unique<MomentEliminationEstimator>(AlternatingOptions::from(p), p.number("tau_threshold"));
+    return with_stall_fit(std::make_unique<MomentEliminationEstimator>(AlternatingOptions::from(p), p.number("tau_threshold")), p);
   };
   return r;
 }
@@ -59,7 +67,7 @@ Registration ifm_registration() {
   declare_alternating(r.schema, 10000);
   r.example = {{"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return std::make_unique<ImprovedFmEstimator>(AlternatingOptions::from(p));
+    return with_stall_fit(std::make_unique<ImprovedFmEstimator>(AlternatingOptions::from(p)), p);
   };
   return r;
 }
@@ -88,9 +96,10 @@ Registration fm_registration() {
             "learn on per-feature standardised x (training-set mean and std); the model is reported in raw "
             "coordinates. Implies intercept");
   s.boolean("intercept", true, "fit a bias b");
+  IterativeEstimator::declare_stall_fit(s);
   r.example = {{"passes", 2}, {"train_size", 500}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return std::make_unique<ConventionalFmEstimator>(ConventionalFmOptions::from(p));
+    return with_stall_fit(std::make_unique<ConventionalFmEstimator>(ConventionalFmOptions::from(p)), p);
   };
   return r;
 }
@@ -107,9 +116,10 @@ Registration ridge_registration() {
   s.integer("batch_size", 10000, "instances added per iteration (each iteration re-solves exactly)").at_least(1);
   s.integer("train_size", 100000, "instances taken from an endless source (finite sources: one pass)").at_least(1);
   s.boolean("standardize", false, "penalise the coefficients of standardised features (scale-invariant fit)");
+  IterativeEstimator::declare_stall_fit(s);
   r.example = Json::object();
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return std::make_unique<RidgeEstimator>(RidgeOptions::from(p));
+    return with_stall_fit(std::make_unique<RidgeEstimator>(RidgeOptions::from(p)), p);
   };
   return r;
 }

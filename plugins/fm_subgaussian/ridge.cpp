@@ -2,6 +2,7 @@
 #include "ridge.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace rankone::fm_subgaussian {
@@ -83,6 +84,20 @@ void RidgeEstimator::solve() {
   else beta = A.completeOrthogonalDecomposition().solve(rhs);  // l2 = 0 with collinear features: min-norm
   model_.w = inv.cwiseProduct(beta);
   model_.bias = mean_(d) - model_.w.dot(mean_.head(d));
+}
+
+void RidgeEstimator::measure_final_fit() {
+  if (count_ == 0) return;
+  const Index d = mean_.size() - 1;
+  const double n = static_cast<double>(count_);
+  // With the intercept fitted, Σ(y − ŷ)²/n = var(y) − 2 w'c + w'C w (c, C the centred (co)variances).
+  const Matrix C = scatter_.topLeftCorner(d, d) / n;
+  const Vector c = scatter_.topRightCorner(d, 1) / n;
+  const double var_y = scatter_(d, d) / n;
+  const Vector& w = model_.w;
+  const double rss = std::max(0.0, var_y - 2.0 * w.dot(c) + w.dot(C * w));
+  const double yy = var_y + mean_(d) * mean_(d);
+  if (yy > 0.0) record_fit(std::sqrt(rss / yy), "relative training residual ‖y − ŷ‖/‖y‖ (ridge solves one training set exactly)");
 }
 
 }  // namespace rankone::fm_subgaussian

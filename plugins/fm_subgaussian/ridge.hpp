@@ -31,6 +31,11 @@ class RidgeEstimator final : public IterativeEstimator {
 
  protected:
   double iterate(DataSource& data) override;
+  /// The training relative residual, from the sufficient statistics in O(d²).
+  void measure_final_fit() override;
+  std::string stall_hint() const override {
+    return "the response is not explained by b + x'w (ridge has no second-order term)";
+  }
 
  private:
   void solve();

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 #include "rankone/estimation/spectral.hpp"
 #include "rankone/linalg/blocked_products.hpp"
@@ -64,6 +65,7 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
   w_ = has_w_ ? Vector::Zero(d1) : Vector();
 
   data_ = &data;
+  d_ = d1;
   const Batch batch = reader_.next(data, options_.init_batch_size);
   EigenOptions solver;
   solver.tolerance = options_.init_tolerance;
@@ -154,6 +156,10 @@ double GfmOnePass::iterate(DataSource& data) {
     const std::string unused = batch.instances() == 0 ? std::string()
                                                       : "; the partial last batch of " +
                                                             std::to_string(batch.instances()) + " instances is not used";
+    if (batch.instances() > 0)
+      summary_.notes.push_back("gfm_one_pass: the partial last batch of " + std::to_string(batch.instances()) +
+                               " instances was not used (a batch has batch_size = " +
+                               std::to_string(options_.batch_size) + " instances)");
     finish(Status::max_iterations, passes + ": the source ran out after " + std::to_string(data.samples_drawn()) +
                                        " samples (" + std::to_string(t - 1) + " iterations" + unused + ")");
     return -1.0;
@@ -166,12 +172,27 @@ double GfmOnePass::iterate(DataSource& data) {
   Matrix XtU;
   const Vector residual = dense ? dense_residual(batch, XtU) : Vector(batch.y - op.forward(batch, before));
 
-  // The residual on a fresh batch is an out-of-sample error of the current estimate.
+  // The residual on a fresh batch is an out-of-sample error of the current estimate: its fit.
   const double residual_rms = rms(residual);
+  const double y_norm = batch.y.norm();
+  const double fit = y_norm > 0 ? residual.norm() / y_norm : std::numeric_limits<double>::infinity();
+  if (std::isfinite(fit)) {
+    record_fit(fit, "relative residual ‖y − ŷ‖/‖y‖ on the last fresh batch, before its update");
+    last_mean_residual_ = residual.mean();
+    last_residual_rms_ = residual_rms;
+    if (fit < best_fit_) {
+      best_fit_ = fit;
+      best_U_ = U_;
+      best_V_ = V_;
+      best_w_ = w_;
+      best_iteration_ = t - 1;
+    }
+  }
   if (!std::isfinite(residual_rms) || residual_rms > options_.divergence_factor * response_rms_) {
+    const std::string kept = restore_best();
     finish(Status::diverged, "diverged at iteration " + std::to_string(t) + ": residual RMS " + format(residual_rms) +
                                  " exceeds divergence_factor × initial response RMS (" +
-                                 format(options_.divergence_factor) + " × " + format(response_rms_) + ")");
+                                 format(options_.divergence_factor) + " × " + format(response_rms_) + ")" + kept);
     return -1.0;
   }
 
@@ -194,14 +215,50 @@ double GfmOnePass::iterate(DataSource& data) {
   }
 
   if (!U_next.allFinite() || !V_next.allFinite() || !w_next.allFinite()) {
-    finish(Status::diverged, "diverged at iteration " + std::to_string(t) +
-                                 ": the update produced non-finite values (the previous estimate is kept)");
+    const std::string kept = restore_best();
+    finish(Status::diverged,
+           "diverged at iteration " + std::to_string(t) + ": the update produced non-finite values" + kept);
     return -1.0;
   }
   U_ = std::move(U_next);
   V_ = std::move(V_next);
   w_ = std::move(w_next);
   return relative_change(model(), before);
+}
+
+std::string GfmOnePass::restore_best() {
+  if (!std::isfinite(best_fit_)) return "; the estimate is the one before this iteration";
+  U_ = best_U_;
+  V_ = best_V_;
+  w_ = best_w_;
+  summary_.fit = best_fit_;
+  return "; the estimate returned is the best seen on fresh data (after iteration " + std::to_string(best_iteration_) +
+         ", relative residual " + format(best_fit_) + ")";
+}
+
+std::string GfmOnePass::stall_hint() const {
+  std::vector<std::string> hints;
+  const double k = static_cast<double>(options_.rank);
+  const double d = static_cast<double>(d_);
+  // A constant part of the residual is an intercept the model y = x'w + x'Mx cannot represent.
+  if (last_residual_rms_ > 0 && std::abs(last_mean_residual_) > 0.5 * last_residual_rms_)
+    hints.push_back("the residual has mean " + format(last_mean_residual_) + " (RMS " + format(last_residual_rms_) +
+                    "): the data have a nonzero mean response / intercept, which y = x'w + x'Mx does not model; "
+                    "centre y, or use fm_moment_elimination / ifm with intercept");
+  // Measured phase transition (docs/gfm-phase-transition.md): every trial at n ≥ 8·k·d reaches 1e-3,
+  // none at n ≤ 2·k·d; below 8·k·d a stalled run may simply lack samples.
+  const double enough = 8.0 * k * d;
+  if (static_cast<double>(options_.batch_size) < enough)
+    hints.push_back("batch of " + std::to_string(options_.batch_size) + " rows is small for d = " + std::to_string(d_) +
+                    ", rank " + std::to_string(options_.rank) +
+                    " (gfm_one_pass needs n of order k·d·log d; every measured run with n ≥ 8·k·d converged; try ≥ " +
+                    std::to_string(static_cast<long long>(std::ceil(enough))) + ")");
+  const Vector s = singular_values(model());
+  if (s.size() > 1 && s(0) > 0 && s(s.size() - 1) < 1e-2 * s(0))
+    hints.push_back("rank may be above the true rank (σ_k/σ_1 = " + format(s(s.size() - 1) / s(0)) + ")");
+  std::string text;
+  for (const auto& h : hints) text += (text.empty() ? "" : "; ") + h;
+  return text;
 }
 
 }  // namespace rankone::gfm

@@ -2,6 +2,9 @@
 /// \file The `gfm_one_pass` estimator: one-pass generalized factorization machine and rank-one
 /// matrix sensing (Lin & Ye 2016, Algorithm 1), with the asymmetric (inductive matrix completion)
 /// variant of /work/shared/NOTES.md §1. See docs/plugins/gfm_one_pass.md.
+#include <limits>
+#include <string>
+
 #include "rankone/core/params.hpp"
 #include "rankone/estimation/batch_reader.hpp"
 #include "rankone/interfaces/estimator.hpp"
@@ -51,8 +54,13 @@ class GfmOnePass final : public IterativeEstimator {
 
  protected:
   double iterate(DataSource& data) override;
+  /// Intercept in the data, batch too small for d and k, or a rank above the true rank.
+  std::string stall_hint() const override;
 
  private:
+  /// Puts the best estimate seen back (after divergence); returns what the message says about it.
+  std::string restore_best();
+
   /// The current estimate as a model: left = U, right = V (symmetrised for x'Mx), and w.
   LowRankModel model() const;
   /// M_t Z without forming M_t.
@@ -76,6 +84,14 @@ class GfmOnePass final : public IterativeEstimator {
   BatchReader reader_;
   const DataSource* data_ = nullptr;  ///< for the summary's re-use note
   double response_rms_ = 1.0;  ///< RMS of the initialisation responses: the scale divergence is judged on
+  // The estimate with the lowest relative residual on a fresh batch so far (copied only when it improves).
+  Matrix best_U_, best_V_;
+  Vector best_w_;
+  double best_fit_ = std::numeric_limits<double>::infinity();
+  int best_iteration_ = 0;  ///< iterations done when the best estimate was current
+  double last_mean_residual_ = 0.0;  ///< mean and RMS of the last fresh batch's residual, for the hint
+  double last_residual_rms_ = 0.0;
+  Index d_ = 0;
 };
 
 }  // namespace rankone::gfm

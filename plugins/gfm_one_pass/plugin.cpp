@@ -43,9 +43,12 @@ PluginDescriptor describe_gfm() {
                    "threads for an iteration's dense products (x'Mx on dense designs; 0: every hardware thread). The "
                    "result is identical for any value; keep 1 when trials already run in parallel (run --jobs > 1)")
       .at_least(0);
+  IterativeEstimator::declare_stall_fit(r.schema);
   r.example = Json{{"rank", 2}, {"batch_size", 2000}, {"iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return std::make_unique<GfmOnePass>(GfmOptions::from_params(p));
+    auto estimator = std::make_unique<GfmOnePass>(GfmOptions::from_params(p));
+    estimator->set_stall_fit(p.number("stall_fit"));
+    return estimator;
   };
   PluginDescriptor d;
   d.registrations.push_back(std::move(r));

@@ -101,6 +101,19 @@ double Leml::iterate(DataSource&) {
   return std::abs(before - objective_) / std::max(std::abs(before), 1e-300);
 }
 
+/// The fraction of training labels whose sign the scores get wrong (sign(0) = +1).
+double sign_error(const Vector& y, const Vector& scores) {
+  Index wrong = 0;
+  for (Index i = 0; i < y.size(); ++i) wrong += (scores(i) >= 0.0 ? 1.0 : -1.0) != (y(i) >= 0.0 ? 1.0 : -1.0);
+  return static_cast<double>(wrong) / static_cast<double>(std::max<Index>(y.size(), 1));
+}
+
+void Leml::measure_final_fit() {
+  if (!op_ || train_.size() == 0) return;
+  record_fit(sign_error(train_.y, op_->forward(train_, model_)),
+             "fraction of the training set's signs the estimate gets wrong (leml learns from one training set)");
+}
+
 // ---- ova_svm ----
 
 OneVsAllSvm::OneVsAllSvm(const Params& params)
@@ -118,20 +131,21 @@ void OneVsAllSvm::start(DataSource& data, Rng&) {
   model_.left = Matrix::Zero(shape.d1, shape.d2);
   model_.right = Matrix::Identity(shape.d2, shape.d2);
   if (!train) {
-    summary_ = {Status::failed, "ova_svm: " + why, 0};
+    summary_.status = Status::failed;
+    summary_.message = "ova_svm: " + why;
     return;
   }
   const LinearScores map = full_matrix_map(*train, data.sensing_operator(), shape.d2);
   const Loss hinge{LossKind::squared_hinge};
   model_.left = newton_cg(map, hinge, train->y, penalty_, model_.left, newton_);
   if (!model_.all_finite()) {
-    summary_ = {Status::diverged, "ova_svm: non-finite weights", 0};
+    summary_.status = Status::diverged;
+    summary_.message = "ova_svm: non-finite weights";
     return;
   }
-  summary_ = {Status::converged,
-              "ova_svm: " + std::to_string(shape.d2) + " L2-SVMs from " + std::to_string(train->size()) +
-                  " labels (" + std::to_string(newton_.newton_steps) + " Newton steps at most)",
-              0};
+  summary_.status = Status::converged;
+  summary_.message = "ova_svm: " + std::to_string(shape.d2) + " L2-SVMs from " + std::to_string(train->size()) +
+                     " labels (" + std::to_string(newton_.newton_steps) + " Newton steps at most)";
 }
 
 // ---- trace_logistic / trace_squared ----
@@ -144,6 +158,12 @@ TraceNormRegression::TraceNormRegression(const Params& params, LossKind loss)
       step_(params.number("initial_step")) {}
 
 TraceNormRegression::~TraceNormRegression() = default;
+
+void TraceNormRegression::measure_final_fit() {
+  if (!op_ || train_.size() == 0) return;
+  record_fit(sign_error(train_.y, scores_),
+             "fraction of the training set's signs the estimate gets wrong (one training set)");
+}
 
 void TraceNormRegression::start(DataSource& data, Rng&) {
   std::string why;

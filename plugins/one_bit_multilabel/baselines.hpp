@@ -32,6 +32,10 @@ class Leml final : public IterativeEstimator {
  protected:
   /// One alternation: U with V fixed, then V with U fixed. Returns the relative objective change.
   double iterate(DataSource& data) override;
+  /// The training sign error (leml learns from one training set), one forward product at the end.
+  void measure_final_fit() override;
+  double no_skill_fit() const override { return 0.5; }
+  std::string stall_hint() const override { return "penalty may be too strong, or rank too low"; }
 
  private:
   Index rank_;
@@ -81,6 +85,10 @@ class TraceNormRegression final : public IterativeEstimator {
   /// One proximal-gradient step W ← SVT(W − t ∇f(W), t μ), t by backtracking until
   /// f(W⁺) ≤ f(W) + <∇f, W⁺ − W> + ‖W⁺ − W‖²/(2t). Returns ‖W⁺ − W‖_F / ‖W‖_F.
   double iterate(DataSource& data) override;
+  /// The training sign error, from the scores kept for the training set.
+  void measure_final_fit() override;
+  double no_skill_fit() const override { return 0.5; }
+  std::string stall_hint() const override { return "penalty may be too strong (it thresholds every singular value)"; }
 
  private:
   std::optional<Index> training_size_;

@@ -35,9 +35,19 @@ void OneBitMultilabel::start(DataSource& data, Rng& rng) {
                                " × " + std::to_string(shape.d2) + " problem");
     return;
   }
+  d1_ = shape.d1;
+  d2_ = shape.d2;
   const Batch batch = data.next(init_batch_size_);
   if (batch.empty()) {
     finish(Status::failed, "the source gave no data for the initialisation");
+    return;
+  }
+  // H⁽⁰⁾ = Σ y_i x_i ē_i' has rank at most the number of instances: fewer than k cannot span rank k.
+  if (batch.instances() < rank_) {
+    finish(Status::failed, "the initialisation batch of " + std::to_string(batch.instances()) +
+                               " instances cannot span rank " + std::to_string(rank_) +
+                               "; one_bit_mll needs init_batch_size (and batch_size) well above rank · d1 = " +
+                               std::to_string(rank_ * shape.d1));
     return;
   }
   // H⁽⁰⁾ from y alone: W⁽⁰⁾ = 0, and sign(𝒜(0)) is not subtracted (sign(0) = +1 would bias H).
@@ -53,13 +63,23 @@ void OneBitMultilabel::start(DataSource& data, Rng& rng) {
   basis_ = Matrix::Zero(shape.d1 + shape.d2, 2 * rank_);
   basis_.topLeftCorner(shape.d1, rank_) = svd.left;
   basis_.bottomRightCorner(shape.d2, rank_) = svd.right;
-  power_step(batch, data, /*from_zero=*/true);
+  if (!power_step(batch, data, /*from_zero=*/true)) {
+    // A degenerate first W is a property of the initialisation batch, not a divergence of the iteration.
+    summary_.status = Status::failed;
+    summary_.message = "the initialisation batch of " + std::to_string(batch.instances()) +
+                       " instances gives a W with a zero column (" + summary_.message +
+                       "): too small a batch for a " + std::to_string(shape.d1) + " × " + std::to_string(shape.d2) +
+                       " problem of rank " + std::to_string(rank_) + "; raise init_batch_size";
+  }
 }
 
 double OneBitMultilabel::iterate(DataSource& data) {
   Batch batch = data.next(batch_size_);
   if (batch.empty() && cycle_ && data.finite()) {
     data.rewind();  // another pass over a finite training set (batches then repeat)
+    if (summary_.notes.empty())
+      summary_.notes.push_back("one_bit_mll: the finite source was rewound after " + std::to_string(data.samples_drawn()) +
+                               " samples (cycle): later batches repeat earlier ones and are not fresh");
     batch = data.next(batch_size_);
   }
   if (batch.empty()) {
@@ -82,7 +102,13 @@ bool OneBitMultilabel::power_step(const Batch& batch, const DataSource& data, bo
 
   // Residual r = y − sign(𝒜(W)); for W = 0 just y (see start).
   Vector residual = batch.y;
-  if (!from_zero) residual -= op.forward(batch, model_).unaryExpr(&sign_of);
+  if (!from_zero) {
+    residual -= op.forward(batch, model_).unaryExpr(&sign_of);
+    // The batch is fresh: the signs the current W gets wrong on it are a held-out error rate.
+    const double wrong = static_cast<double>((residual.array() != 0.0).count());
+    record_fit(wrong / static_cast<double>(std::max<Index>(residual.size(), 1)),
+               "fraction of the last fresh batch's signs the estimate gets wrong, before its update");
+  }
 
   // 𝓓 [a; b] = [(H + W) b; (H + W)' a] with H = gain·𝒜'(r) and W = P Q' (absent when from_zero).
   auto dilation_times = [&](const Matrix& stacked) -> Matrix {
@@ -115,6 +141,18 @@ bool OneBitMultilabel::power_step(const Batch& batch, const DataSource& data, bo
   model_.left = left;
   model_.right = std::move(right);
   return true;
+}
+
+std::string OneBitMultilabel::stall_hint() const {
+  // Table 1 (experiments/one_bit/table1.json) learns with m = 100 000 ≈ 48·k·(d1 + d2); a stall far
+  // below that, under 10·k·(d1 + d2), may simply lack samples.
+  const Index enough = 10 * rank_ * (d1_ + d2_);
+  std::string hint;
+  if (batch_size_ < enough)
+    hint = "batch of " + std::to_string(batch_size_) + " instances may be small for a " + std::to_string(d1_) + " × " +
+           std::to_string(d2_) + " problem of rank " + std::to_string(rank_) + " (try ≥ 10·k·(d1 + d2) = " +
+           std::to_string(enough) + "); ";
+  return hint + "features far from Gaussian need another lambda (a step W + H/c, c = lambda/√(2/π))";
 }
 
 }  // namespace rankone::one_bit

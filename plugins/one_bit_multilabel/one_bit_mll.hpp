@@ -12,6 +12,7 @@
 /// `𝓓 [a; b] = [(H + W) b; (H + W)' a]`, each product O(m d1 k) through the sensing operator.
 /// Nothing of size (d1 + d2)², d1 × d2 or d2 × m is formed.
 #include <cmath>
+#include <string>
 
 #include "rankone/core/params.hpp"
 #include "rankone/interfaces/estimator.hpp"
@@ -39,6 +40,10 @@ class OneBitMultilabel final : public IterativeEstimator {
   /// Lines 3–11: fresh batch (a finite source is rewound when exhausted if `cycle`), residual, 𝓤 = QR(𝓓 𝓤), 𝓥 = 𝓓 𝓤, column normalisation.
   /// Returns ‖W_new − W_old‖_F / ‖W_old‖_F.
   double iterate(DataSource& data) override;
+  /// A sign error rate: a coin gets half the signs wrong.
+  double no_skill_fit() const override { return 0.5; }
+  /// A small batch for d1, d2 and the rank, or features far from Gaussian.
+  std::string stall_hint() const override;
 
  private:
   /// One power step of the dilation built from `batch` and the current W (the zero model when
@@ -51,6 +56,7 @@ class OneBitMultilabel final : public IterativeEstimator {
   double lambda_;
   bool cycle_;  ///< rewind a finite source when it is exhausted
 
+  Index d1_ = 0, d2_ = 0;
   Matrix basis_;    ///< 𝓤: (d1 + d2) × 2k, orthonormal
   LowRankModel model_;
 };

@@ -73,9 +73,13 @@ class BiasBaseline final : public IterativeEstimator {
 
   void start(DataSource& data, Rng& rng) override;
   Estimate estimate() const override;
+  /// No low-rank part: a zero column.
+  Estimate low_rank_part() const override;
 
  protected:
   double iterate(DataSource& data) override;
+  /// The training relative residual of μ + b_u + b_i, O(|Ω|) once.
+  void measure_final_fit() override;
 
  private:
   OffsetKind kind_;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 #include <sstream>
+#include <vector>
 
 #include "biases.hpp"
 
@@ -120,16 +121,60 @@ double OfflineCompletion::iterate(DataSource&) {
   const double rms = std::sqrt(squared_residuals / static_cast<double>(observed_.size()));
   const double limit = options_.divergence_factor * observed_.value_rms();
   if (!std::isfinite(rms) || rms > limit || !U_.allFinite() || !V_.allFinite()) {
-    U_ = saved_U_;
-    V_ = saved_V_;
+    std::string kept = "; the estimate is the one before this pass";
+    if (std::isfinite(best_fit_)) {
+      U_ = best_U_;
+      V_ = best_V_;
+      summary_.fit = best_fit_;
+      kept = "; the estimate returned is the one with the lowest training residual (after pass " +
+             std::to_string(best_iteration_) + ", relative residual " + format(best_fit_) + ")";
+    } else {
+      U_ = saved_U_;
+      V_ = saved_V_;
+    }
     finish(Status::diverged, name() + " diverged in pass " + std::to_string(iteration() + 1) +
                                  ": training RMS residual " + format(rms) + " exceeds " +
-                                 format(options_.divergence_factor) + " × the RMS of the observed entries; the "
-                                 "estimate is the one before this pass");
+                                 format(options_.divergence_factor) + " × the RMS of the observed entries" + kept);
     return -1.0;
+  }
+  // No fresh data: the fit is the training residual of this pass (ALS: after it; SGD: each entry
+  // before its own update).
+  const double value_norm = observed_.value_rms() * std::sqrt(static_cast<double>(observed_.size()));
+  if (value_norm > 0.0) {
+    const double fit = std::sqrt(squared_residuals) / value_norm;
+    record_fit(fit, "relative training residual ‖m − m̂‖/‖m‖ over the observed set (after the offset)");
+    if (fit < best_fit_) {
+      best_fit_ = fit;
+      best_U_ = U_;
+      best_V_ = V_;
+      best_iteration_ = iteration() + 1;
+    }
   }
   const double change = std::sqrt((U_ - saved_U_).squaredNorm() + (V_ - saved_V_).squaredNorm());
   return change / std::max(std::sqrt(U_.squaredNorm() + V_.squaredNorm()), 1e-300);
+}
+
+std::string OfflineCompletion::stall_hint() const {
+  std::vector<std::string> hints;
+  const double d = static_cast<double>(std::max(observed_.d1, observed_.d2));
+  const double needed = 10.0 * d * static_cast<double>(options_.rank) * std::log(std::max(d, 2.0));
+  if (static_cast<double>(observed_.size()) < needed)
+    hints.push_back(std::to_string(observed_.size()) + " observed entries are few for a " + std::to_string(observed_.d1) +
+                    " × " + std::to_string(observed_.d2) + " matrix of rank " + std::to_string(options_.rank) +
+                    " (completion needs of order d·k·log d; try ≥ " +
+                    std::to_string(static_cast<long long>(std::ceil(needed))) + ")");
+  if (options_.regularization > 0.1) hints.push_back("regularization " + format(options_.regularization) + " may be too strong");
+  if (hints.empty()) hints.push_back("the matrix may be far from rank " + std::to_string(options_.rank));
+  std::string text;
+  for (const auto& h : hints) text += (text.empty() ? "" : "; ") + h;
+  return text;
+}
+
+Estimate OfflineCompletion::low_rank_part() const {
+  Estimate e;
+  e.left = U_;
+  e.right = V_;
+  return e;
 }
 
 Estimate OfflineCompletion::estimate() const {

@@ -2,6 +2,7 @@
 /// \file Offline matrix-completion baselines over a fixed observed set Ω, several passes each:
 /// `als_completion` (alternating least squares with a ridge term) and `sgd_mf` (plain SGD matrix
 /// factorisation as LIBMF does it).
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -52,9 +53,13 @@ class OfflineCompletion : public IterativeEstimator {
 
   void start(DataSource& data, Rng& rng) final;
   Estimate estimate() const override;
+  /// U V' (U U') without the offset.
+  Estimate low_rank_part() const override;
 
  protected:
   double iterate(DataSource& data) final;
+  /// Too few observed entries for the rank, or a rank above the true rank.
+  std::string stall_hint() const final;
   virtual std::string name() const = 0;
   /// One pass over Ω; returns the sum of squared training residuals it saw.
   virtual double sweep() = 0;
@@ -69,6 +74,10 @@ class OfflineCompletion : public IterativeEstimator {
 
  private:
   RowMatrix saved_U_, saved_V_;
+  // The factors with the lowest training residual so far (copied only when it improves).
+  RowMatrix best_U_, best_V_;
+  double best_fit_ = std::numeric_limits<double>::infinity();
+  int best_iteration_ = 0;
 };
 
 /// Alternating least squares: each row u_i = argmin Σ_{j∈Ω_i} (u'v_j − M_ij)² + λ_i ‖u‖², then each

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <unordered_map>
+#include <vector>
 
 #include "update_kernels.hpp"
 
@@ -20,12 +22,17 @@ std::string format(double v) {
 
 }  // namespace
 
-void trim_rows(RowMatrix& factor, double factor_of_mean) {
+Index trim_rows(RowMatrix& factor, double factor_of_mean) {
   const double limit = factor_of_mean * factor.squaredNorm() / static_cast<double>(factor.rows());
+  Index trimmed = 0;
   for (Index i = 0; i < factor.rows(); ++i) {
     const double energy = factor.row(i).squaredNorm();
-    if (energy > limit) factor.row(i) *= std::sqrt(limit / energy);
+    if (energy > limit) {
+      factor.row(i) *= std::sqrt(limit / energy);
+      ++trimmed;
+    }
   }
+  return trimmed;
 }
 
 OnlineOptions::OnlineOptions(const Params& p)
@@ -62,6 +69,10 @@ void OnlineCompletion::start(DataSource& data, Rng& rng) {
   Batch warm_batch = data.next(warm_samples);
   const std::optional<EntryView> entries = entry_view(warm_batch);  // views warm_batch.y, so sees its edits
   if (!entries) return finish(Status::failed, "the warm-start batch does not hold single-entry observations");
+  d1_ = shape.d1;
+  d2_ = shape.d2;
+  entries_seen_ = entries->size;
+  if (psd()) measure_asymmetry(*entries);
   if (options_.offset != OffsetKind::none) {
     // The warm start factors the entries minus the offset learnt from the warm-start entries.
     offset_.emplace(options_.offset, options_.offset_regularization, shape.d1, shape.d2);
@@ -75,9 +86,12 @@ void OnlineCompletion::start(DataSource& data, Rng& rng) {
   U_ = std::move(warm.left);
   V_ = std::move(warm.right);
   if (options_.trim > 0.0) {
-    trim_rows(U_, options_.trim);
+    Index trimmed = trim_rows(U_, options_.trim);
     if (psd()) V_ = U_;
-    else trim_rows(V_, options_.trim);
+    else trimmed += trim_rows(V_, options_.trim);
+    if (trimmed > 0)
+      summary_.notes.push_back(algorithm() + ": the warm start trimmed " + std::to_string(trimmed) +
+                               " spiky factor rows (trim = " + format(options_.trim) + ")");
   }
   if (options_.warm_start_fit) fit_warm_start_scale(*entries);
   value_rms_ = std::sqrt(warm_batch.y.squaredNorm() / static_cast<double>(warm_batch.y.size())) *
@@ -92,9 +106,33 @@ void OnlineCompletion::start(DataSource& data, Rng& rng) {
   prepare();
 }
 
+void OnlineCompletion::measure_asymmetry(const EntryView& entries) {
+  // Entries seen at both (i, j) and (j, i) off the diagonal: a symmetric matrix agrees on them up to noise.
+  std::unordered_map<std::uint64_t, double> seen;
+  seen.reserve(static_cast<std::size_t>(entries.size));
+  const auto key = [](std::uint64_t i, std::uint64_t j) { return (i << 32) | j; };
+  double difference = 0.0, size = 0.0;
+  Index pairs = 0;
+  for (Index t = 0; t < entries.size; ++t) {
+    const std::uint64_t i = static_cast<std::uint32_t>(entries.row(t));
+    const std::uint64_t j = static_cast<std::uint32_t>(entries.col(t));
+    if (i == j) continue;
+    const double m = entries.value(t);
+    if (const auto it = seen.find(key(j, i)); it != seen.end()) {
+      difference += (m - it->second) * (m - it->second);
+      size += 0.5 * (m * m + it->second * it->second);
+      ++pairs;
+    }
+    seen.emplace(key(i, j), m);
+  }
+  asymmetric_pairs_ = pairs;
+  if (pairs > 0 && size > 0.0) asymmetry_ = std::sqrt(difference / size);
+}
+
 double OnlineCompletion::iterate(DataSource& data) {
   const Batch batch = data.next(options_.batch_size);
   if (batch.empty()) {
+    exhausted_ = true;
     finish(Status::max_iterations, "the data source is exhausted after " + std::to_string(data.samples_drawn()) +
                                        " observations" + warm_start_note_);
     return -1.0;
@@ -105,18 +143,44 @@ double OnlineCompletion::iterate(DataSource& data) {
     return -1.0;
   }
   if (offset_) saved_offset_ = offset_;
+  double squared_values = 0.0;
+  for (Index t = 0; t < entries->size; ++t) squared_values += entries->value(t) * entries->value(t);
+  entries_seen_ += entries->size;
   const BatchStats stats = process(offset_ ? residual_entries(*entries) : *entries);
   const double residual_rms = std::sqrt(stats.squared_residuals / static_cast<double>(std::max<Index>(stats.processed, 1)));
   if (!std::isfinite(stats.squared_residuals) || stats.processed < entries->size ||
       residual_rms > options_.divergence_factor * value_rms_) {
     rollback();
     if (offset_) offset_ = saved_offset_;
+    std::string kept = "; the estimate is the one before this batch";
+    if (std::isfinite(best_fit_)) {
+      U_ = best_U_;
+      if (!psd()) V_ = best_V_;
+      if (offset_) offset_ = best_offset_;
+      after_restore();
+      summary_.fit = best_fit_;
+      kept = "; the estimate returned is the best seen on fresh entries (after batch " + std::to_string(best_iteration_) +
+             ", relative residual " + format(best_fit_) + ")";
+    }
     finish(Status::diverged, algorithm() + " diverged in iteration " + std::to_string(iteration() + 1) +
                                  ": the RMS residual of the observed entries (" + format(residual_rms) + ") exceeds " +
-                                 format(options_.divergence_factor) + " × their RMS (" + format(value_rms_) +
-                                 "); the estimate is the one before this batch. Lower step_size (now " +
-                                 format(options_.step_size) + ", gain 2ηd1d2 = " + format(gain_) + ")");
+                                 format(options_.divergence_factor) + " × their RMS (" + format(value_rms_) + ")" + kept +
+                                 ". Lower step_size (now " + format(options_.step_size) + ", gain 2ηd1d2 = " +
+                                 format(gain_) + ")");
     return -1.0;
+  }
+  // Each entry is new and predicted before its own update (progressive validation): a held-out fit.
+  if (squared_values > 0.0) {
+    const double fit = std::sqrt(stats.squared_residuals / squared_values);
+    record_fit(fit, "relative residual ‖m − m̂‖/‖m‖ of the last batch's fresh entries, each predicted before its "
+                    "own update");
+    if (fit < best_fit_) {
+      best_fit_ = fit;
+      best_U_ = U_;
+      if (!psd()) best_V_ = V_;
+      if (offset_) best_offset_ = offset_;
+      best_iteration_ = iteration() + 1;
+    }
   }
   after_batch();
   if (tolerance_ <= 0.0) return -1.0;  // the relative change costs O(dk): only when it is used
@@ -153,6 +217,41 @@ EntryView OnlineCompletion::residual_entries(const EntryView& entries) {
   view.y = residuals_.data();
   view.value_scale = 1.0;
   return view;
+}
+
+std::string OnlineCompletion::stall_hint() const {
+  std::vector<std::string> hints;
+  // Unrelated (i, j), (j, i) entries of a non-symmetric matrix differ by about √2 relative, a noiseless
+  // symmetric one by 0; 0.5 is a judgement between the two (noise below SNR 1 can exceed it).
+  if (psd() && std::isfinite(asymmetry_) && asymmetric_pairs_ >= 10 && asymmetry_ > 0.5)
+    hints.push_back("the matrix is not symmetric (entries (i, j) and (j, i) differ by " + format(asymmetry_) +
+                    " relative, over " + std::to_string(asymmetric_pairs_) + " pairs of the warm start); use omc_general");
+  const double d = static_cast<double>(std::max(d1_, d2_));
+  const double k = static_cast<double>(options_.rank);
+  const double needed = 10.0 * d * k * std::log(std::max(d, 2.0));
+  if (exhausted_ && static_cast<double>(entries_seen_) < needed)
+    hints.push_back("the source ran out after " + std::to_string(entries_seen_) + " entries, few for a " +
+                    std::to_string(d1_) + " × " + std::to_string(d2_) + " matrix of rank " +
+                    std::to_string(options_.rank) + " (completion needs of order d·k·log d; try ≥ " +
+                    std::to_string(static_cast<long long>(std::ceil(needed))) + " entries)");
+  const Estimate low_rank = low_rank_part();
+  if (low_rank.left.size() > 0 && low_rank.all_finite()) {
+    const Vector s = singular_values(low_rank);
+    if (s.size() > 1 && s(0) > 0.0 && s(s.size() - 1) < 1e-2 * s(0))
+      hints.push_back("rank may be above the true rank (σ_k/σ_1 = " + format(s(s.size() - 1) / s(0)) + ")");
+  }
+  if (hints.empty()) hints.push_back("try a smaller step_size or more iterations");
+  std::string text;
+  for (const auto& h : hints) text += (text.empty() ? "" : "; ") + h;
+  return text;
+}
+
+Estimate OnlineCompletion::low_rank_part() const {
+  Estimate e;
+  e.left = U_;
+  e.right = psd() ? U_ : V_;
+  e.symmetrize = psd();
+  return e;
 }
 
 Estimate OnlineCompletion::estimate() const {

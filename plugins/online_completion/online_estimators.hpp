@@ -1,6 +1,7 @@
 #pragma once
 /// \file The online SGD estimators of Jin, Kakade & Netrapalli 2016: `omc_psd` (Algorithm 1),
 /// `omc_general_theoretical` (Algorithm 2) and `omc_general` (Algorithm 3).
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,7 +36,8 @@ struct OnlineOptions {
 /// Scales down every row whose squared norm exceeds `factor_of_mean` times the mean squared row
 /// norm (the trimming of Keshavan, Montanari & Oh 2010): a sparse warm start concentrates on the
 /// rows it happened to observe, and a spiky row makes 2ηd1d2(‖u_i‖² + ‖v_j‖²) exceed 2.
-void trim_rows(RowMatrix& factor, double factor_of_mean);
+/// Returns the number of rows scaled down.
+Index trim_rows(RowMatrix& factor, double factor_of_mean);
 
 /// What one batch of observations did.
 struct BatchStats {
@@ -53,6 +55,8 @@ class OnlineCompletion : public IterativeEstimator {
 
   void start(DataSource& data, Rng& rng) final;
   Estimate estimate() const override;
+  /// U V' (U U') without the offset.
+  Estimate low_rank_part() const override;
 
   /// The step multiplier 2 η d1 d2 (2 η d² for Algorithm 1) in use; 0 before start.
   double gain() const { return gain_; }
@@ -74,6 +78,10 @@ class OnlineCompletion : public IterativeEstimator {
   virtual void rollback() = 0;
   /// Called after each batch that did not diverge.
   virtual void after_batch() {}
+  /// Called after the factors were replaced by the best estimate seen (set up caches again).
+  virtual void after_restore() {}
+  /// A non-symmetric matrix (omc_psd), too few entries, or a rank above the true rank.
+  std::string stall_hint() const final;
 
   OnlineOptions options_;
   RowMatrix U_;  ///< d1 × k
@@ -85,6 +93,8 @@ class OnlineCompletion : public IterativeEstimator {
   /// Scales U0 V0' by the s minimising Σ (s (U0 V0')_ij − m_ij)² over the warm-start entries: the
   /// d1 d2/|Ω| of the spectral estimate is the right scale only for uniformly sampled entries.
   void fit_warm_start_scale(const EntryView& entries);
+  /// How far the warm-start entries are from a symmetric matrix (omc_psd's hint).
+  void measure_asymmetry(const EntryView& entries);
   /// The entries of `batch` minus the running offset, each taken before the offset learns it.
   EntryView residual_entries(const EntryView& entries);
 
@@ -92,6 +102,17 @@ class OnlineCompletion : public IterativeEstimator {
   std::string warm_start_note_;
   std::optional<RunningBiases> offset_, saved_offset_;
   std::vector<double> residuals_;
+  // The estimate after the batch with the lowest progressive-validation residual (copied only when it improves).
+  RowMatrix best_U_, best_V_;
+  std::optional<RunningBiases> best_offset_;
+  double best_fit_ = std::numeric_limits<double>::infinity();
+  int best_iteration_ = 0;
+  /// ‖M − M'‖/‖M‖ over the warm-start entries observed at both (i, j) and (j, i), i ≠ j (NaN: no pair).
+  double asymmetry_ = std::numeric_limits<double>::quiet_NaN();
+  Index asymmetric_pairs_ = 0;
+  Index d1_ = 0, d2_ = 0;
+  bool exhausted_ = false;  ///< a finite source ran out
+  Index entries_seen_ = 0;
 };
 
 /// Algorithm 1: M ≈ U U' for a PSD M; each observation updates rows i and j of U in O(k).
@@ -151,6 +172,7 @@ class OnlineGeneral final : public OnlineCompletion {
   BatchStats process(const EntryView& entries) override;
   void rollback() override;
   void after_batch() override;
+  void after_restore() override { refresh(); }
 
  private:
   /// The gauge maps A, B of Algorithm 3 from the current Gram matrices; false if U or V lost rank.

@@ -56,6 +56,13 @@ void declare_online(Schema& s) {
   s.number("tolerance", 0.0, "stop when the relative factor change of a batch falls below this (0: never)")
       .at_least(0.0);
   declare_offset(s, "learnt in one pass, O(1) per entry, starting with the warm-start entries");
+  IterativeEstimator::declare_stall_fit(s);
+}
+
+/// An iterative estimator with the validated `stall_fit` applied.
+std::unique_ptr<Component> with_stall_fit(std::unique_ptr<IterativeEstimator> estimator, const Params& p) {
+  estimator->set_stall_fit(p.number("stall_fit"));
+  return estimator;
 }
 
 template <class Estimator>
@@ -76,7 +83,7 @@ Registration online_registration(std::string name, std::string summary, std::str
         throw ConfigError("at " + p.path_of("offset") + ": omc_psd completes a symmetric PSD matrix; row and column "
                           "biases would break the symmetry (use \"mean\" or \"none\")");
     }
-    return std::make_unique<Estimator>(options);
+    return with_stall_fit(std::make_unique<Estimator>(options), p);
   };
   return r;
 }
@@ -98,6 +105,7 @@ void declare_offline(Schema& s, int max_iterations, bool learning_rate) {
   s.integer("max_iterations", max_iterations, learning_rate ? "epochs" : "sweeps (U then V)").at_least(1);
   s.number("tolerance", 1e-10, "stop when the relative change of (U, V) in a pass falls below this").at_least(0.0);
   declare_offset(s, "fitted on Ω to convergence before the first pass");
+  IterativeEstimator::declare_stall_fit(s);
 }
 
 PluginDescriptor describe_online_completion() {
@@ -125,7 +133,7 @@ PluginDescriptor describe_online_completion() {
   declare_offline(als.schema, 50, false);
   als.example = {{"rank", 2}};
   als.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return std::make_unique<AlsCompletion>(OfflineOptions(p));
+    return with_stall_fit(std::make_unique<AlsCompletion>(OfflineOptions(p)), p);
   };
   d.registrations.push_back(std::move(als));
 
@@ -139,7 +147,7 @@ PluginDescriptor describe_online_completion() {
   declare_offline(sgd.schema, 100, true);
   sgd.example = {{"rank", 2}};
   sgd.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return std::make_unique<SgdMf>(OfflineOptions(p));
+    return with_stall_fit(std::make_unique<SgdMf>(OfflineOptions(p)), p);
   };
   d.registrations.push_back(std::move(sgd));
 
@@ -155,9 +163,13 @@ PluginDescriptor describe_online_completion() {
   biases.schema.integer("max_iterations", 100, "sweeps (μ, then rows, then columns)").at_least(1);
   biases.schema.number("tolerance", 1e-9, "stop when the relative change of (μ, b, c) in a sweep falls below this")
       .at_least(0.0);
+  IterativeEstimator::declare_stall_fit(biases.schema);
   biases.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return std::make_unique<BiasBaseline>(offset_kind_from_string(p.string("terms")), p.number("regularization"),
-                                          static_cast<int>(p.integer("max_iterations")), p.number("tolerance"));
+    return with_stall_fit(std::make_unique<BiasBaseline>(offset_kind_from_string(p.string("terms")),
+                                                         p.number("regularization"),
+                                                         static_cast<int>(p.integer("max_iterations")),
+                                                         p.number("tolerance")),
+                          p);
   };
   d.registrations.push_back(std::move(biases));
 

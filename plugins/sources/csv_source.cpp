@@ -101,6 +101,7 @@ void CsvReader::start(std::uint64_t) {
   records_ = 0;
   if (options_.header) {
     if (!lines_->next(line_)) data_error(name_, 0, "a header line", "an empty file");
+    header_line_ = line_;
     split_csv_line(line_, options_.delimiter, fields_, name_, lines_->line_number());
     const std::size_t expected_width = width_;
     const std::vector<std::size_t> labels = label_at_, features = feature_at_;
@@ -109,6 +110,13 @@ void CsvReader::start(std::uint64_t) {
     if (expected_width != 0 && (expected_width != width_ || labels != label_at_ || features != feature_at_))
       data_error(name_, 1, "the header read in the previous pass", line_);
   }
+}
+
+std::vector<std::string> CsvReader::notes() const {
+  if (!options_.header || header_line_.empty()) return {};
+  // Long headers (hundreds of feature names) are cut: the note says what was read, not all of it.
+  const std::string shown = header_line_.size() > 80 ? header_line_.substr(0, 77) + "..." : header_line_;
+  return {"first line of " + name_ + " read as the header (" + std::to_string(width_) + " columns: '" + shown + "')"};
 }
 
 bool CsvReader::next(Record& record) {

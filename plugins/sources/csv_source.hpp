@@ -36,6 +36,8 @@ class CsvReader final : public RecordReader {
   RecordLayout layout() const override;
   std::uint64_t bytes_read() const override { return lines_ ? lines_->bytes() : 0; }
   std::string source_name() const override { return name_; }
+  /// The header line that named the columns.
+  std::vector<std::string> notes() const override;
 
  private:
   /// Maps the configured column names to positions, given the header (or the first row's width).
@@ -49,6 +51,7 @@ class CsvReader final : public RecordReader {
   bool resolved_ = false;
   std::int64_t records_ = 0;
   std::string line_, name_;
+  std::string header_line_;  ///< the line read as the header
 };
 
 Registration csv_registration();

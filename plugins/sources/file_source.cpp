@@ -438,9 +438,38 @@ void FileSource::scan() {
     }
   }
 
+  record_notes(held_out, train_count);
   std::sort(reservoir.begin(), reservoir.end(), [](const Record& a, const Record& b) { return a.number < b.number; });
   for (Record& t : reservoir) standardize_in_place(t);
   test_ = reservoir.empty() ? Batch{} : assemble(reservoir, /*test=*/true, derive_seed(seed_, "test-labels"));
+}
+
+void FileSource::record_notes(Part held_out, std::int64_t train_count) {
+  for (const std::string& n : reader_->notes()) note(n);
+  if (test_reader_)
+    for (const std::string& n : test_reader_->notes()) note(n);
+  const std::int64_t held = counts_[static_cast<int>(held_out)];
+  if (held > config_.test_cap)
+    note(std::string(held_out == Part::validation ? "validation" : "test") + " set capped at " +
+         grouped(config_.test_cap) + " of " + grouped(held) + " rows (test_cap; a uniform subsample)");
+  if (!layout_.entries && config_.design_chosen)
+    note(std::string("features served as a ") + (config_.sparse_design ? "sparse" : "dense") +
+         " design (design \"auto\": " + (layout_.sparse ? "a sparse format" : "a dense format") + ")");
+  if (config_.standardize != Standardize::none && !layout_.entries)
+    note(std::string("features ") + (config_.standardize == Standardize::scale ? "scaled to unit variance"
+                                                                               : "centred and scaled to unit variance") +
+         " with the statistics of the " + grouped(train_count) + " training rows (standardize)");
+}
+
+std::string grouped(std::int64_t n) {
+  const std::string digits = std::to_string(n);
+  const std::size_t sign = n < 0 ? 1 : 0;
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > sign && (digits.size() - i) % 3 == 0) out.push_back(' ');
+    out.push_back(digits[i]);
+  }
+  return out;
 }
 
 void FileSource::scan_test_file(std::vector<Record>& reservoir, Rng& reservoir_rng, std::int64_t train_dim,
@@ -805,6 +834,7 @@ FileSourceConfig read_common_parameters(const Params& p, const SensingOperator& 
                                     " does not take dense/sparse left designs");
   const std::string design = p.string("design");
   c.sparse_design = design == "sparse" || (design == "auto" && layout.sparse);
+  c.design_chosen = design == "auto";
   const std::string standardize = p.string("standardize");
   c.standardize = standardize == "scale" ? Standardize::scale
                   : standardize == "center_scale" ? Standardize::center_scale

@@ -131,7 +131,13 @@ class RecordReader {
   virtual std::uint64_t bytes_read() const = 0;
   /// The file (or stream) name, for error messages.
   virtual std::string source_name() const = 0;
+  /// Choices the reader made about the data that the user did not spell out (a detected header,
+  /// remapped ids), after a full pass; the source records them as its notes.
+  virtual std::vector<std::string> notes() const { return {}; }
 };
+
+/// A count with a space between thousands ("50 000"), as the notes print it.
+std::string grouped(std::int64_t n);
 
 // ---- The generic file source ----
 
@@ -168,6 +174,7 @@ struct FileSourceConfig {
   std::int64_t shuffle_buffer = 0;
   Standardize standardize = Standardize::none;
   bool sparse_design = false;      ///< serve feature records as sparse designs
+  bool design_chosen = false;      ///< `design` was "auto": the source chose sparse or dense itself
   std::int64_t classes = 0;        ///< single_label: the number of labels d2
   LabelView label_view = LabelView::one_bit;
   bool balance = false;            ///< one-bit view: ask a positive label half the time
@@ -209,6 +216,8 @@ class FileSource final : public DataSource {
  private:
   bool next_served(Record& r);  ///< the next record of the served part, through the shuffle buffer
   void scan();                  ///< the open pass: validation, counts, dimensions, statistics, test set
+  /// Notes of the readers and of the choices the scan made (a capped held-out set, the design, standardisation).
+  void record_notes(Part held_out, std::int64_t train_count);
   Batch assemble(std::vector<Record>& records, bool test, std::uint64_t label_seed) const;
   void standardize_in_place(Record& r) const;
   Part part_of_record(const Record& r) const { return r.part ? *r.part : config_.split.part(r.number, seed_); }

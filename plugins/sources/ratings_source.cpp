@@ -79,7 +79,10 @@ bool RatingsReader::read_line(Record& record) {
   while (lines_->next(line_)) {
     if (trim(line_).empty()) continue;
     const std::int64_t line_number = lines_->line_number();
-    if (!parse_rating_line(line_, options_.delimiter, parsed, name_, line_number)) continue;
+    if (!parse_rating_line(line_, options_.delimiter, parsed, name_, line_number)) {
+      header_ = std::string(trim(line_));
+      continue;
+    }
     record.clear();
     record.number = records_++;
     record.line = line_number;
@@ -124,6 +127,16 @@ bool RatingsReader::next(Record& record) {
     return true;
   }
   return read_line(record);
+}
+
+std::vector<std::string> RatingsReader::notes() const {
+  std::vector<std::string> notes;
+  if (!header_.empty()) notes.push_back("first line of " + name_ + " ('" + header_ + "') is not a rating: skipped as a header");
+  if (options_.ids == RatingIds::remap)
+    notes.push_back("user and item ids remapped to 0.." + std::to_string(user_ids_.size() - (user_ids_.empty() ? 0 : 1)) +
+                    " and 0.." + std::to_string(item_ids_.size() - (item_ids_.empty() ? 0 : 1)) +
+                    " in order of first appearance (ids \"remap\")");
+  return notes;
 }
 
 RecordLayout RatingsReader::layout() const {

@@ -52,6 +52,8 @@ class RatingsReader final : public RecordReader {
   RecordLayout layout() const override;
   std::uint64_t bytes_read() const override { return bytes_; }
   std::string source_name() const override { return name_; }
+  /// A skipped header line, remapped ids.
+  std::vector<std::string> notes() const override;
 
  private:
   bool read_line(Record& record);  ///< the next record in file order
@@ -67,6 +69,7 @@ class RatingsReader final : public RecordReader {
   std::int64_t records_ = 0;
   std::uint64_t bytes_ = 0;
   std::string line_, name_;
+  std::string header_;  ///< the first line, when it was not a rating and was skipped as a header
 };
 
 Registration ratings_registration();

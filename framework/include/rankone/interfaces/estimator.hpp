@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "rankone/core/model.hpp"
+#include "rankone/core/params.hpp"
 #include "rankone/core/rng.hpp"
 #include "rankone/interfaces/component.hpp"
 #include "rankone/interfaces/data_source.hpp"
@@ -40,32 +41,67 @@ class Estimator : public Component {
   virtual bool step(DataSource& data) = 0;
   /// The current estimate.
   virtual Estimate estimate() const = 0;
+  /// The low-rank part of the estimate, without offsets folded into its factors (e.g. row and
+  /// column biases): the part whose spectrum says whether the rank was over-specified.
+  virtual Estimate low_rank_part() const { return estimate(); }
   virtual Summary summary() const = 0;
 };
 
 /// Common bookkeeping for iterative estimators: an iteration budget, a relative-change stopping
-/// rule and the summary. Subclasses implement `start` and `iterate`, and call `finish` to stop early.
+/// rule, the fit measure and the stall verdict, and the summary. Subclasses implement `start` and
+/// `iterate`, record their fit with `record_fit`, and call `finish` to stop early.
+///
+/// The stall verdict: a run that ends `converged` or `max_iterations` with a fit above
+/// `stall_fit` × `no_skill_fit()` (the fit of a model that learnt nothing: relative residual 1 for
+/// ŷ = 0, sign error 0.5 for a coin) ends `stalled` instead, its message naming the fit, the
+/// threshold and the estimator's `stall_hint()`.
 class IterativeEstimator : public Estimator {
  public:
+  /// The default of the `stall_fit` parameter every iterative estimator declares.
+  static constexpr double kDefaultStallFit = 1.0;
+  /// Declares `stall_fit` (default kDefaultStallFit) in an estimator's schema.
+  static void declare_stall_fit(Schema& schema);
+
   IterativeEstimator(int max_iterations, double tolerance)
       : max_iterations_(max_iterations), tolerance_(tolerance) {}
   ~IterativeEstimator() override;
 
   bool step(DataSource& data) final;
   Summary summary() const override { return summary_; }
+  /// The stall threshold, in units of the no-skill fit (the `stall_fit` parameter).
+  void set_stall_fit(double stall_fit) { stall_fit_ = stall_fit; }
+  double stall_fit() const { return stall_fit_; }
 
  protected:
   /// One iteration. Returns the relative change of the estimate (for the stopping rule), or a
   /// negative number when there is none to report.
   virtual double iterate(DataSource& data) = 0;
-  /// Ends the run with a terminal status.
+  /// Ends the run with a terminal status. `converged` and `max_iterations` become `stalled` when
+  /// the fit is above the stall threshold.
   void finish(Status status, std::string message);
   bool finished() const { return summary_.status != Status::running; }
   int iteration() const { return summary_.iterations; }
 
+  /// Records the current fit (lower is better) and what it measures.
+  void record_fit(double fit, const std::string& measure) {
+    summary_.fit = fit;
+    if (summary_.fit_measure != measure) summary_.fit_measure = measure;
+  }
+  /// Called by `finish` before the verdict on a converged or budget-spent run: estimators that do
+  /// not measure their fit every iteration (offline ones) measure it here.
+  virtual void measure_final_fit() {}
+  /// The fit of a model that learnt nothing, the unit of stall_fit: 1 for a relative residual.
+  virtual double no_skill_fit() const { return 1.0; }
+  /// Why the run may have stalled, specific to the estimator and the data ("" when it has no idea).
+  virtual std::string stall_hint() const { return ""; }
+
   int max_iterations_;
   double tolerance_;
+  double stall_fit_ = kDefaultStallFit;
   Summary summary_;
 };
+
+/// Formats a number in messages with 3 significant digits.
+std::string short_number(double value);
 
 }  // namespace rankone

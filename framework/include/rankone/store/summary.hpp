@@ -13,11 +13,18 @@ namespace rankone {
 
 struct SummaryOptions {
   /// Success: the final value of `success_metric` is below `success_below` (and the trial neither
-  /// failed nor diverged). Give both or neither: neither takes the experiment's "success" section.
+  /// failed, diverged nor stalled). Give both or neither: neither takes the experiment's "success" section.
   /// summarize() throws UsageError for only one of them, or for a metric that no trial recorded.
   std::optional<std::string> success_metric;
   std::optional<double> success_below;
 };
+
+/// A cell × estimator whose final estimates have a median σ_k/σ_1 (diagnostics.singular_values,
+/// the k = rank largest singular values of the low-rank part) below this is flagged "rank
+/// over-specified?". Measured (d = 200, true rank 2, estimator rank 4, no noise): omc_psd 0.0077–0.0078,
+/// omc_general 0.017; at the true rank 0.66–1; the planted spectra of experiments/ go down to 1/30
+/// (experiments/gfm/conditioning.json), which the flag must not call over-specified.
+inline constexpr double kRankOverSpecifiedRatio = 2e-2;
 
 struct SummaryRow {
   std::size_t cell = 0;
@@ -26,6 +33,8 @@ struct SummaryRow {
   std::string metric;
   std::size_t trials = 0;     ///< trials with a final value of this metric
   std::size_t failures = 0;   ///< trials of this cell and label that failed or diverged
+  std::size_t stalled = 0;    ///< trials of this cell and label that stalled (not a success either)
+  std::string flags;          ///< e.g. "rank over-specified? σ_k/σ_1 = 3e-3"
   double mean = 0.0, sd = 0.0, ci_low = 0.0, ci_high = 0.0, median = 0.0;
   std::optional<double> success_rate;          ///< for the success metric only, over all attempts
   std::optional<double> samples_to_target;     ///< mean over the trials that reached the target
