@@ -165,6 +165,8 @@ int trial_host_main() {
       TrialRecord rec = run_trial(spec, registry);
       rec.diagnostics["peak_memory_mb"] = own_peak_mb();
       answer = Json{{"record", trial_to_json(rec)}};
+    } catch (const ConfigError& e) {  // the supervisor names the experiment file
+      answer = Json{{"config_error", e.what()}};
     } catch (const InputError& e) {
       answer = Json{{"input_error", e.what()}};
     } catch (const std::exception& e) {
@@ -295,6 +297,9 @@ std::optional<HostReply> TrialHost::advance() {
     HostReply r;
     if (j.contains("record")) {
       r.record = trial_from_json(j["record"]);
+    } else if (j.contains("config_error")) {
+      r.kind = HostReply::Kind::config_error;
+      r.message = j["config_error"].get<std::string>();
     } else if (j.contains("input_error")) {
       r.kind = HostReply::Kind::input_error;
       r.message = j["input_error"].get<std::string>();
@@ -358,6 +363,7 @@ TrialExecutor isolated_executor(int jobs, const HostConfig& config) {
         std::optional<HostReply> reply = hosts[h]->advance();
         if (!reply) continue;
         --running;
+        if (reply->kind == HostReply::Kind::config_error) throw ConfigError(reply->message);
         if (reply->kind == HostReply::Kind::input_error) throw InputError(reply->message);
         if (reply->kind == HostReply::Kind::runtime_error) throw std::runtime_error(reply->message);
         if (reply->host_ended) hosts[h].reset();  // a fresh host for the next trial

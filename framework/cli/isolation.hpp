@@ -14,7 +14,7 @@
 //
 // Protocol (JSON, one object per line): to the host, first {"plugin_paths": [...]}, then one
 // {"trial": spec} at a time; from the host, one reply per trial: {"record": trial},
-// {"input_error": message} or {"runtime_error": message}. The host's stderr (and what plugins
+// {"config_error": message}, {"input_error": message} or {"runtime_error": message}. The host's stderr (and what plugins
 // print on stdout) comes back on a pipe of its own.
 #include <poll.h>
 
@@ -40,7 +40,7 @@ std::int64_t default_memory_limit_mb(int concurrent_trials);
 
 /// One reply of a host.
 struct HostReply {
-  enum class Kind { record, input_error, runtime_error } kind = Kind::record;
+  enum class Kind { record, config_error, input_error, runtime_error } kind = Kind::record;
   TrialRecord record;
   std::string message;
   bool host_ended = false;  ///< the host process is gone (its trial, if any, is in `record`)

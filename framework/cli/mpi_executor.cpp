@@ -16,7 +16,7 @@ namespace {
 
 // Worker → coordinator: ready (first request), a finished trial, or an error. Coordinator →
 // worker: a trial index into plan.trials, or stop.
-enum Tag : int { ready = 1, result = 2, input_error = 3, runtime_error = 4, work = 10, stop = 11 };
+enum Tag : int { ready = 1, result = 2, input_error = 3, runtime_error = 4, config_error = 5, work = 10, stop = 11 };
 
 }  // namespace
 
@@ -59,7 +59,7 @@ TrialExecutor coordinator(const Session& session, const Plan& plan) {
       world.recv(probe->source(), probe->tag(), payload);
       const int from = probe->source();
       if (probe->tag() == result) events.finished(trial_from_json(Json::parse(payload)));
-      if (probe->tag() == input_error || probe->tag() == runtime_error) {
+      if (probe->tag() == input_error || probe->tag() == runtime_error || probe->tag() == config_error) {
         if (!error_tag) {
           error_tag = probe->tag();
           error_message = payload;
@@ -75,6 +75,7 @@ TrialExecutor coordinator(const Session& session, const Plan& plan) {
         --active;
       }
     }
+    if (error_tag == config_error) throw ConfigError(error_message);  // the caller adds the experiment file
     if (error_tag == input_error) throw InputError(error_message);
     if (error_tag == runtime_error) throw std::runtime_error(error_message);
   };
@@ -98,9 +99,12 @@ void worker(const Session& session, const Plan& plan, const Registry& registry, 
       host->send(spec);
       isolation::HostReply reply = host->wait_reply();
       if (reply.host_ended) host.reset();  // a fresh host for the next trial
+      if (reply.kind == isolation::HostReply::Kind::config_error) throw ConfigError(reply.message);
       if (reply.kind == isolation::HostReply::Kind::input_error) throw InputError(reply.message);
       if (reply.kind == isolation::HostReply::Kind::runtime_error) throw std::runtime_error(reply.message);
       world.send(0, result, trial_to_json(reply.record).dump());
+    } catch (const ConfigError& e) {
+      world.send(0, config_error, std::string(e.what()));
     } catch (const InputError& e) {
       world.send(0, input_error, std::string(e.what()));
     } catch (const std::exception& e) {

@@ -72,7 +72,7 @@ std::vector<Case> experiment_cases() {
       {"experiment", "truncated JSON", {{"e.json", std::string(kValid).substr(0, 60)}}, "validate {dir}/e.json", 2, {"{dir}/e.json:", "invalid JSON"}},
       {"experiment", "not JSON at all", {{"e.json", "\x01\x02 binary \xff"}}, "validate {dir}/e.json", 2, {"{dir}/e.json:1:", "invalid JSON"}},
       {"experiment", "empty file", {{"e.json", ""}}, "validate {dir}/e.json", 2, {"{dir}/e.json:", "invalid JSON"}},
-      {"experiment", "a JSON array", {{"e.json", "[1, 2]"}}, "validate {dir}/e.json", 2, {"at /", "an experiment object"}},
+      {"experiment", "a JSON array", {{"e.json", "[1, 2]"}}, "validate {dir}/e.json", 2, {"{dir}/e.json: at /: expected an object, found array"}},
       {"experiment", "wrong type", {{"e.json", with(kValid, R"("record_every": "often")")}}, "validate {dir}/e.json", 2,
        {"{dir}/e.json: at /record_every: expected an integer", "found \"often\""}},
       {"experiment", "unknown top-level key", {{"e.json", with(kValid, R"("sweeps": {})")}}, "validate {dir}/e.json", 2,
@@ -146,6 +146,34 @@ std::vector<Case> override_cases() {
   };
 }
 
+std::vector<Case> data_file_cases() {
+  auto study = [](const std::string& source) {
+    return R"({"name": "d", "data": )" + source + R"(, "estimators": [{"name": "spectral", "rank": 1, "batch_size": 3}], "metrics": ["samples"]})";
+  };
+  const std::string libsvm = study(R"({"name": "libsvm", "file": "{dir}/data.svm", "test_fraction": 0})");
+  const std::string csv = study(R"({"name": "csv", "file": "{dir}/data.csv", "labels": "0", "header": false, "test_fraction": 0})");
+  return {
+      {"data", "libsvm: a word for a label", {{"e.json", libsvm}, {"data.svm", "1 1:0.5\nfoo bar\n"}}, "run {dir}/e.json --out {dir}/out", 2,
+       {"{dir}/data.svm:2: expected a number (the label), found 'foo'"}},
+      {"data", "libsvm: nan value", {{"e.json", libsvm}, {"data.svm", "1 1:nan 2:1\n"}}, "run {dir}/e.json --out {dir}/out", 2,
+       {"{dir}/data.svm:1: expected a finite number (a feature value), found 'nan'"}},
+      {"data", "libsvm: 1e999 value", {{"e.json", libsvm}, {"data.svm", "1 1:1e999\n"}}, "run {dir}/e.json --out {dir}/out", 2,
+       {"{dir}/data.svm:1: expected a number (a feature value), found '1e999'"}},
+      {"data", "libsvm: negative index", {{"e.json", libsvm}, {"data.svm", "1 -3:1\n"}}, "run {dir}/e.json --out {dir}/out", 2,
+       {"{dir}/data.svm:1: expected feature indices ≥ 0, found '-3:1'"}},
+      {"data", "libsvm: empty file", {{"e.json", libsvm}, {"data.svm", ""}}, "run {dir}/e.json --out {dir}/out", 2,
+       {"{dir}/data.svm: expected at least one record, found 'an empty file'"}},
+      {"data", "libsvm: binary bytes", {{"e.json", libsvm}, {"data.svm", std::string("\x00\x01\x02\xff\xfe", 5)}}, "run {dir}/e.json --out {dir}/out", 2,
+       {"{dir}/data.svm:1: expected UTF-8 text"}},
+      {"data", "libsvm: broken gzip", {{"e.json", libsvm}, {"data.svm", "\x1f\x8b\x08\x00garbage"}}, "run {dir}/e.json --out {dir}/out", 2,
+       {"{dir}/data.svm: corrupt or truncated compressed data"}},
+      {"data", "libsvm: missing file", {{"e.json", libsvm}}, "run {dir}/e.json --out {dir}/out", 2, {"{dir}/e.json: at /data/file: {dir}/data.svm: no such file"}},
+      {"data", "csv: ragged row", {{"e.json", csv}, {"data.csv", "1,2,3\n4,5\n"}}, "run {dir}/e.json --out {dir}/out", 2, {"{dir}/data.csv:2:"}},
+      {"data", "csv: text in a number column", {{"e.json", csv}, {"data.csv", "1,2,3\n4,five,6\n"}}, "run {dir}/e.json --out {dir}/out", 2,
+       {"{dir}/data.csv:2:", "five"}},
+  };
+}
+
 std::vector<Case> output_cases() {
   return {
       {"output", "export onto a device", {}, "export {dir}/out --output /dev/full", 1, {"cannot write /dev/full: it exists and is not a regular file"}},
@@ -159,7 +187,7 @@ std::vector<Case> output_cases() {
 
 void run_case(const Case& c) {
   test::ScratchDir s("hostile");
-  for (const auto& [name, content] : c.files) s.write(name, content);
+  for (const auto& [name, content] : c.files) s.write(name, expand(content, s.path()));
   if (c.family == "output") {  // a small finished study to write out
     s.write("ok.json", kValid);
     REQUIRE(test::rankone_cli("run " + (s.path() / "ok.json").string() + " --out " + (s.path() / "out").string()).code == 0);
@@ -183,6 +211,10 @@ TEST_CASE("hostile command-line overrides and options", "[hostile][override]") {
   for (const auto& c : override_cases()) run_case(c);
 }
 
+TEST_CASE("hostile data files", "[hostile][data]") {
+  for (const auto& c : data_file_cases()) run_case(c);
+}
+
 TEST_CASE("hostile output targets", "[hostile][output]") {
   for (const auto& c : output_cases()) run_case(c);
 }
@@ -198,7 +230,8 @@ TEST_CASE("a 100 MB experiment file is refused before it is read", "[hostile][ex
   }
   const auto out = test::rankone_cli("validate " + (s.path() / "big.json").string());
   CHECK(out.code == 2);
-  CHECK_THAT(out.text, Catch::Contains("big.json: 104857620 bytes, more than the 16 MiB an experiment file may have"));
+  CHECK_THAT(out.text, Catch::Contains("big.json: 1048576"));
+  CHECK_THAT(out.text, Catch::Contains(" bytes, more than the 16 MiB an experiment file may have"));
   check_no_crash(out);
 }
 
@@ -309,11 +342,12 @@ TEST_CASE("hostile stores", "[hostile][store]") {
     CHECK(std::count(rows.text.begin(), rows.text.end(), '\n') > 1);  // the other trial's rows
     check_no_crash(out);
   }
-  SECTION("flipped bytes in the middle of the file") {
+  SECTION("flipped bytes in the pages that hold the trials") {
     const fs::path folder = copy_of_good("flipped");
     {
+      // Page 3 of a fresh store holds the trials table (pages of 4096 bytes: schema, runs, trials).
       std::fstream f(ResultsStore::database_path(folder), std::ios::in | std::ios::out | std::ios::binary);
-      f.seekp(static_cast<std::streamoff>(fs::file_size(ResultsStore::database_path(folder)) / 2));
+      f.seekp(2 * 4096 + 8);
       const std::string noise(512, '\xa5');
       f.write(noise.data(), static_cast<std::streamsize>(noise.size()));
     }
