@@ -1,5 +1,6 @@
 // rankone: the command-line interface. Exit codes: 0 success, 1 runtime failure (including a
-// study with failed or diverged trials), 2 bad input (usage, experiment file, plugin, data).
+// study with failed or diverged trials), 2 bad input (usage, experiment file, plugin, data),
+// 128 + N when signal N stopped a run.
 #include <unistd.h>
 
 #include <csignal>
@@ -289,13 +290,24 @@ int cmd_run(const Args& a, const std::string& cmdline) {
     std::cout << "stale: " << report.stale_kept << " stored trials were kept although their code changed (--keep-stale); "
               << "rankone plan lists them\n";
   std::cout << "next: rankone export " << opts.out.string() << " --format csv\n";
-  if (failures) {
-    std::cout << "failed or diverged trials:\n";
-    ResultsStore store(opts.out);
-    for (const auto& t : store.trials(false))
-      if (t.status == "failed" || t.status == "diverged")
+  // Every non-success of the plan, failures first; stalled trials are results (a fit that did not
+  // happen), so they are listed but leave the exit code alone.
+  std::set<std::string> keys;
+  for (const auto& t : plan.trials) keys.insert(t.key);
+  const auto stored = ResultsStore(opts.out, ResultsStore::Access::read_only).trials(false);
+  for (const auto& [title, statuses] :
+       {std::pair<std::string, std::set<std::string>>{"failed or diverged trials", {"failed", "diverged"}},
+        {"stalled trials (ended far from a fit)", {"stalled"}}}) {
+    constexpr std::size_t kListed = 20;  // a large study's list is summarize's job
+    std::size_t n = 0;
+    for (const auto& t : stored) {
+      if (!keys.count(t.key) || !statuses.count(t.status)) continue;
+      if (n++ == 0) std::cout << title << ":\n";
+      if (n <= kListed)
         std::cout << "  " << t.label << " rep " << t.repetition << " " << t.coordinates.dump() << ": " << t.status << ": "
                   << t.message << "\n";
+    }
+    if (n > kListed) std::cout << "  … and " << n - kListed << " more (rankone summarize " << opts.out.string() << ")\n";
   }
   if (a.flags.count("--report")) {  // written even when trials failed: the report shows them
     write_report(opts.out, opts.out / "report.html", ReportOptions{});
