@@ -2,6 +2,8 @@
 // plots drawn by gnuplot (SVG) and inlined.
 #include "rankone/report/report.hpp"
 
+#include "rankone/core/atomic_file.hpp"
+
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,10 +75,15 @@ std::string html_escape(const std::string& s) {
   return out;
 }
 
-/// A gnuplot single-quoted string literal (the only escape is a doubled quote).
+/// A gnuplot single-quoted string literal (the only escape is a doubled quote). A line break would
+/// end the command inside the string, so control characters become spaces.
 std::string gnuplot_quote(const std::string& s) {
   std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  for (char c : s) {
+    if (c == '\'') out += "''";
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += ' ';
+    else out += c;
+  }
   return out + "'";
 }
 
@@ -224,7 +231,7 @@ std::vector<Axis> sweep_axes(const Json& experiment, const std::map<std::size_t,
 Study load_study(const fs::path& folder, const ReportOptions& options) {
   Study s;
   s.folder = folder;
-  ResultsStore store(folder);
+  const ResultsStore store(folder, ResultsStore::Access::read_only);
   s.experiment = store.latest_experiment();
   s.name = s.experiment.value("name", folder.filename().string());
   if (s.experiment.contains("description") && s.experiment["description"].is_string())
@@ -1007,13 +1014,9 @@ void write_report(const fs::path& results_dir, const fs::path& html_out, const R
   html << "<p class=\"note\">Written by <code>rankone report</code>; plots drawn by gnuplot.</p>\n</body>\n</html>\n";
 
   if (html_out.has_parent_path()) fs::create_directories(html_out.parent_path());
-  const fs::path partial = html_out.string() + ".partial";
-  {
-    std::ofstream out(partial, std::ios::binary);
-    out << html.str();
-    if (!out) throw InputError("cannot write " + partial.string());
-  }
-  fs::rename(partial, html_out);  // a reader never sees a half-written page
+  AtomicFile out(html_out);  // a reader never sees a half-written page; a failed write keeps the old one
+  out.stream() << html.str();
+  out.commit();
 }
 
 }  // namespace rankone

@@ -182,6 +182,8 @@ std::vector<Case> output_cases() {
       {"output", "export onto a folder", {}, "export {dir}/out --output {dir}", 1, {"cannot write {dir}: it exists and is not a regular file"}},
       {"output", "export of a folder without a store", {}, "export {dir}/nothing", 2, {"{dir}/nothing: no results database here"}},
       {"output", "unknown export format", {}, "export {dir}/out --format xml", 2, {"--format: expected csv or json, found 'xml'"}},
+      {"output", "report onto a device", {}, "report {dir}/out --out /dev/full", 1, {"cannot write /dev/full: it exists and is not a regular file"}},
+      {"output", "report onto a folder", {}, "report {dir}/out --out {dir}", 1, {"cannot write {dir}: it exists and is not a regular file"}},
   };
 }
 
@@ -484,4 +486,25 @@ TEST_CASE("signals: SIGINT and SIGTERM stop a run cleanly; a second SIGINT at on
   CHECK(twice.code == 130);
   CHECK_THAT(twice.text, Catch::Contains("Ctrl-C again to quit at once"));
   check_store_intact(out_twice);
+}
+
+TEST_CASE("sweep values with line breaks, quotes and commas reach the report and the CSV intact", "[hostile][output]") {
+  test::ScratchDir s("escaping");
+  const auto file = s.write("e.json", R"({"name": "esc", "repetitions": 1,
+    "data": {"name": "synthetic", "d": 10, "rank": 1},
+    "estimators": [{"name": "spectral", "rank": 1, "batch_size": 300}], "metrics": ["combined_error"],
+    "sweep": {"grid": {"estimators.0.label": ["two\nlines", "it's, \"quoted\""]}}})");
+  const fs::path out = s.path() / "out";
+  REQUIRE(test::rankone_cli("run " + file.string() + " --out " + out.string()).code == 0);
+  const auto report = test::rankone_cli("report " + out.string());
+  INFO(report.text);
+  CHECK(report.code == 0);
+  check_no_crash(report);
+  std::ifstream html(out / "report.html");
+  const std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
+  CHECK_THAT(page, Catch::Contains("it&#39;s, &quot;quoted&quot;"));
+  const auto csv = test::rankone_cli("export " + out.string(), /*stdout_only=*/true);
+  CHECK(csv.code == 0);
+  CHECK_THAT(csv.text, Catch::Contains("\"two\nlines\""));
+  CHECK_THAT(csv.text, Catch::Contains("\"it's, \"\"quoted\"\"\""));
 }
