@@ -3,7 +3,9 @@
 
 #include <elf.h>
 
+#include <cstdio>
 #include <cstring>
+#include <exception>
 #include <fstream>
 
 #include <dlfcn.h>
@@ -79,6 +81,45 @@ std::vector<boost::dll::shared_library>& loaded_libraries() {
 
 namespace {
 
+/// Where the paths being loaded come from ("RANKONE_PLUGIN_PATH", "x.json: at /plugin_paths/0").
+std::string& loading_source() {
+  static std::string source;
+  return source;
+}
+
+/// While a library's static initialisers run: an exception cannot cross the dynamic loader (C
+/// code) everywhere, so one that escapes ends the process with the error a user needs, not abort.
+class TerminateWhileLoading {
+ public:
+  explicit TerminateWhileLoading(std::string library) {
+    library_() = std::move(library);
+    previous_ = std::set_terminate(report_and_exit);
+  }
+  ~TerminateWhileLoading() { std::set_terminate(previous_); }
+
+ private:
+  static std::string& library_() {
+    static std::string library;
+    return library;
+  }
+  [[noreturn]] static void report_and_exit() {
+    std::string what = "an exception";
+    if (const auto e = std::current_exception()) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& x) {
+        what = x.what();
+      } catch (...) {
+      }
+    }
+    const std::string& source = loading_source();
+    std::fprintf(stderr, "rankone: error: %s%scannot load plugin library %s: its initialisation threw: %s\n", source.c_str(),
+                 source.empty() ? "" : ": ", library_().c_str(), what.c_str());
+    std::_Exit(2);
+  }
+  std::terminate_handler previous_;
+};
+
 /// Refuses a shared library whose segments reach past the end of its file: the dynamic loader
 /// would map them and the process would die of SIGBUS on first touch (a truncated copy).
 void check_elf_extent(const std::filesystem::path& file) {
@@ -116,6 +157,7 @@ void Registry::load_library(const std::filesystem::path& file) {
   boost::dll::shared_library lib;
   boost::dll::fs::error_code load_error;
   try {
+    const TerminateWhileLoading guard(canonical.string());
     lib.load(canonical.string(), boost::dll::load_mode::default_mode, load_error);
   } catch (const std::exception& e) {  // a static initialiser of the library threw
     throw PluginError("cannot load plugin library " + canonical.string() + ": its initialisation threw: " + e.what());
@@ -189,12 +231,15 @@ std::filesystem::path Registry::default_plugin_folder() {
 }
 
 void Registry::load_path(const std::filesystem::path& path, const std::string& source) {
+  loading_source() = source;
   try {
     if (std::filesystem::is_directory(path)) load_folder(path); else load_library(path);
   } catch (const PluginError& e) {
+    loading_source().clear();
     if (source.empty()) throw;
     throw PluginError(source + ": " + e.what());
   }
+  loading_source().clear();
 }
 
 void Registry::load_default(const std::vector<std::filesystem::path>& extra) {

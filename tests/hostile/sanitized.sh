@@ -8,7 +8,8 @@ set -euo pipefail
 source_dir="$1"
 build_dir="$2"
 sanitized="$3"
-cmake -S "$source_dir" -B "$sanitized" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRANKONE_SANITIZE=ON \
+# -O1 -g1: what the sanitizers need, at a fraction of an optimised build's compile time.
+cmake -S "$source_dir" -B "$sanitized" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DRANKONE_SANITIZE=ON \
   -DRANKONE_BUILD_BENCHMARKS=OFF > "$sanitized.log" 2>&1 || { cat "$sanitized.log"; exit 1; }
 # The corpus needs the CLI, the generic plugins and the deliberately broken ones; not the papers'.
 cmake --build "$sanitized" -j"$(nproc)" --target rankone rankone_sources rankone_metrics rankone_samplers \
