@@ -132,11 +132,14 @@ double IterativeEstimator::fit_of(const Vector& y, const Vector& predicted) cons
 }
 
 bool IterativeEstimator::still_converging(Status status) const {
-  if (status != Status::max_iterations || fresh_fits_.empty()) return false;
+  if (status != Status::max_iterations) return false;
+  // One fit (of the start) or none: no evidence of progress or of a stall; not judged by the floor.
+  if (fresh_fits_.size() < 2) return true;
   const std::size_t last = fresh_fits_.size() - 1;
-  const std::size_t first = last >= static_cast<std::size_t>(kConvergingWindow) ? last - kConvergingWindow : 0;
-  if (first == last) return false;
-  return fresh_fits_[first] >= kConvergingFactor * fresh_fits_[last];
+  // A run shorter than the window is still converging while its fit falls at all; a longer one
+  // while the fit fell by kConvergingFactor over the last kConvergingWindow iterations.
+  if (last < static_cast<std::size_t>(kConvergingWindow)) return fresh_fits_[last] < fresh_fits_[0];
+  return fresh_fits_[last - kConvergingWindow] >= kConvergingFactor * fresh_fits_[last];
 }
 
 double IterativeEstimator::measure_floor() const {
@@ -166,8 +169,12 @@ void IterativeEstimator::finish(Status status, std::string message) {
     } else if (std::isfinite(summary_.fit) && std::isfinite(floor) && summary_.fit > floor_threshold &&
                still_converging(status)) {
       message += "; still converging: the fit on fresh data (" + short_number(summary_.fit) + ", the truth's own " +
-                 short_number(floor) + ") fell by more than " + short_number(kConvergingFactor) + "× over the last " +
-                 std::to_string(kConvergingWindow) + " iterations; more iterations may reach the noise floor";
+                 short_number(floor) + ") " +
+                 (fresh_fits_.size() <= static_cast<std::size_t>(kConvergingWindow)
+                      ? std::string("is still falling after ") + std::to_string(fresh_fits_.size()) + " fresh batch(es)"
+                      : "fell by more than " + short_number(kConvergingFactor) + "× over the last " +
+                            std::to_string(kConvergingWindow) + " iterations") +
+                 "; more iterations may reach the noise floor";
     } else if (std::isfinite(summary_.fit) && std::isfinite(floor) && summary_.fit > floor_threshold) {
       const std::string hint = stall_hint();
       message += "; stalled: stopped far from a fit: " + summary_.fit_measure + " " + short_number(summary_.fit) +

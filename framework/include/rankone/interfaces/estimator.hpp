@@ -72,7 +72,8 @@ class IterativeEstimator : public Estimator {
   static constexpr double kDefaultStallRatio = 3.0;
   static constexpr double kDefaultStallMargin = 0.05;
   /// A run stopped by its budget whose fresh-data fit fell by at least this factor over its last
-  /// kConvergingWindow iterations is still converging: the floor rule does not call it stalled.
+  /// kConvergingWindow iterations (a shorter run: whose fit fell at all, or was measured once) is
+  /// still converging: the floor rule does not call it stalled.
   static constexpr double kConvergingFactor = 2.0;
   static constexpr int kConvergingWindow = 5;
   /// Declares `stall_fit`, `stall_ratio` and `stall_margin` in an estimator's schema.
