@@ -59,6 +59,7 @@ Status status_from_string(const std::string& s) {
 }
 
 bool IterativeEstimator::step(DataSource& data) {
+  stepped_source_ = &data;
   if (finished()) return false;
   if (summary_.iterations >= max_iterations_) {
     finish(Status::max_iterations, "reached the iteration budget (" + std::to_string(max_iterations_) + ")");
@@ -87,17 +88,100 @@ void IterativeEstimator::declare_stall_fit(Schema& schema) {
               "or the estimator's own measure) above stall_fit × the fit of a model that learnt nothing (1 for a "
               "relative residual, 0.5 for a sign error rate) ends 'stalled', with a hint in its message")
       .above(0.0);
+  schema
+      .number("stall_ratio", kDefaultStallRatio,
+              "with a planted truth, a run that ends converged or at its budget also ends 'stalled' when its fit is "
+              "above stall_ratio × the truth's own fit on the same data (the noise floor) + stall_margin")
+      .at_least(1.0);
+  schema
+      .number("stall_margin", kDefaultStallMargin,
+              "the additive part of the noise-floor stall threshold (see stall_ratio), in units of the fit")
+      .at_least(0.0);
+}
+
+void IterativeEstimator::configure_stall(const Params& params) {
+  set_stall_fit(params.number("stall_fit"));
+  set_stall_floor_rule(params.number("stall_ratio"), params.number("stall_margin"));
+}
+
+void IterativeEstimator::record_fresh_fit(double fit, const std::string& measure, Batch&& batch,
+                                          const DataSource& data) {
+  record_fit(fit, measure);
+  fresh_fits_.push_back(fit);
+  if (data.truth() == nullptr) return;  // no floor to measure: do not keep the batch
+  floor_batch_ = std::move(batch);
+  floor_source_ = &data;
+  floor_on_ = FloorData::fresh_batch;
+}
+
+bool IterativeEstimator::record_test_fit(const Estimate& estimate, const std::string& measure) {
+  const Batch* test = stepped_source_ == nullptr ? nullptr : stepped_source_->test_set();
+  if (test == nullptr || test->empty()) return false;
+  Vector predicted = stepped_source_->sensing_operator().forward(*test, estimate);
+  if (stepped_source_->link() == Link::sign)
+    predicted = predicted.unaryExpr([](double v) { return v >= 0.0 ? 1.0 : -1.0; });
+  const double fit = fit_of(test->y, predicted);
+  if (!std::isfinite(fit)) return false;
+  record_fit(fit, measure);
+  return true;
+}
+
+double IterativeEstimator::fit_of(const Vector& y, const Vector& predicted) const {
+  const double y_norm = y.norm();
+  return y_norm > 0.0 ? (y - predicted).norm() / y_norm : std::numeric_limits<double>::quiet_NaN();
+}
+
+bool IterativeEstimator::still_converging(Status status) const {
+  if (status != Status::max_iterations) return false;
+  // One fit (of the start) or none: no evidence of progress or of a stall; not judged by the floor.
+  if (fresh_fits_.size() < 2) return true;
+  const std::size_t last = fresh_fits_.size() - 1;
+  // A run shorter than the window is still converging while its fit falls at all; a longer one
+  // while the fit fell by kConvergingFactor over the last kConvergingWindow iterations.
+  if (last < static_cast<std::size_t>(kConvergingWindow)) return fresh_fits_[last] < fresh_fits_[0];
+  return fresh_fits_[last - kConvergingWindow] >= kConvergingFactor * fresh_fits_[last];
+}
+
+double IterativeEstimator::measure_floor() const {
+  if (floor_on_ == FloorData::none || floor_source_ == nullptr) return std::numeric_limits<double>::quiet_NaN();
+  const GroundTruth* truth = floor_source_->truth();
+  const Batch* batch = &floor_batch_;
+  if (truth == nullptr || batch == nullptr || batch->empty()) return std::numeric_limits<double>::quiet_NaN();
+  Vector predicted = floor_source_->sensing_operator().forward(*batch, *truth);
+  if (floor_source_->link() == Link::sign)
+    predicted = predicted.unaryExpr([](double v) { return v >= 0.0 ? 1.0 : -1.0; });
+  return fit_of(batch->y, predicted);
 }
 
 void IterativeEstimator::finish(Status status, std::string message) {
   if (status == Status::converged || status == Status::max_iterations) {
     measure_final_fit();
     const double threshold = stall_fit_ * no_skill_fit();
+    summary_.fit_floor = std::isfinite(summary_.fit) ? measure_floor() : std::numeric_limits<double>::quiet_NaN();
+    const double floor = summary_.fit_floor;
+    const double floor_threshold = stall_ratio_ * floor + stall_margin_;
     if (std::isfinite(summary_.fit) && summary_.fit > threshold) {
       const std::string hint = stall_hint();
       message += "; stalled: " + summary_.fit_measure + " " + short_number(summary_.fit) + " is above stall_fit × " +
                  short_number(no_skill_fit()) + " = " + short_number(threshold) + " (no better than a model that "
                  "learnt nothing)" + (hint.empty() ? std::string() : ". Hint: " + hint);
+      status = Status::stalled;
+    } else if (std::isfinite(summary_.fit) && std::isfinite(floor) && summary_.fit > floor_threshold &&
+               still_converging(status)) {
+      message += "; still converging: the fit on fresh data (" + short_number(summary_.fit) + ", the truth's own " +
+                 short_number(floor) + ") " +
+                 (fresh_fits_.size() <= static_cast<std::size_t>(kConvergingWindow)
+                      ? std::string("is still falling after ") + std::to_string(fresh_fits_.size()) + " fresh batch(es)"
+                      : "fell by more than " + short_number(kConvergingFactor) + "× over the last " +
+                            std::to_string(kConvergingWindow) + " iterations") +
+                 "; more iterations may reach the noise floor";
+    } else if (std::isfinite(summary_.fit) && std::isfinite(floor) && summary_.fit > floor_threshold) {
+      const std::string hint = stall_hint();
+      message += "; stalled: stopped far from a fit: " + summary_.fit_measure + " " + short_number(summary_.fit) +
+                 ", the truth's own is " + short_number(floor) + " (noise floor); above stall_ratio × floor + "
+                 "stall_margin = " + short_number(stall_ratio_) + " × " + short_number(floor) + " + " +
+                 short_number(stall_margin_) + " = " + short_number(floor_threshold) +
+                 (hint.empty() ? std::string() : ". Hint: " + hint);
       status = Status::stalled;
     }
   }
@@ -107,6 +191,7 @@ void IterativeEstimator::finish(Status status, std::string message) {
   }
   summary_.status = status;
   summary_.message = std::move(message);
+  floor_batch_ = Batch{};  // the floor is measured: release the kept batch
 }
 
 std::string short_number(double value) {

@@ -38,6 +38,7 @@ Json trial_diagnostics(const Summary& summary, const DataSource& source, const E
   if (std::isfinite(summary.fit)) {
     d["fit"] = summary.fit;
     d["fit_measure"] = summary.fit_measure;
+    if (std::isfinite(summary.fit_floor)) d["fit_floor"] = summary.fit_floor;  // the truth's own fit (noise floor)
   }
   const Estimate est = estimator.low_rank_part();
   if (est.rank() > 0 && est.all_finite()) {

@@ -48,7 +48,7 @@ AlternatingEstimator::AlternatingEstimator(AlternatingOptions options)
 AlternatingEstimator::~AlternatingEstimator() = default;
 
 bool AlternatingEstimator::next_batch(DataSource& data, Matrix& Z, Vector& y) {
-  const Batch batch = reader_.next(data, options_.batch_size);
+  Batch batch = reader_.next(data, options_.batch_size);
   // A short batch at the very end of the data is still a usable estimate of the moments; a
   // sliver is not.
   if (batch.instances() < std::max<Index>(1, options_.batch_size / 2)) {
@@ -62,6 +62,7 @@ bool AlternatingEstimator::next_batch(DataSource& data, Matrix& Z, Vector& y) {
                              std::to_string(options_.batch_size) + " instances (used: at least half a batch)");
   Z = scaling_.apply(feature_matrix(batch));
   y = batch.y;
+  last_batch_ = std::move(batch);  // kept for the noise floor (see iterate)
   return true;
 }
 
@@ -186,6 +187,10 @@ double AlternatingEstimator::iterate(DataSource& data) {
   // diagonal), so it is refitted by least squares on this batch once they have moved.
   if (options_.intercept) bias_ -= (predict(Z, model_z()) - y).mean();
 
+  // The batch the fit was measured on is kept (moved) for the noise floor, measured when the run ends.
+  if (std::isfinite(fit))
+    record_fresh_fit(fit, "relative residual ‖y − ŷ‖/‖y‖ on the last fresh batch, before its update",
+                     std::move(last_batch_), data);
   const double change = (w_ - w_prev).norm() + factored_difference_norm(U_, V_, U_prev, V_prev);
   const double size = w_.norm() + factored_norm(U_, V_);
   return size > 0.0 ? change / size : change;

@@ -72,6 +72,7 @@ class AlternatingEstimator : public IterativeEstimator {
   bool next_batch(DataSource& data, Matrix& Z, Vector& y);
 
   BatchReader reader_;
+  Batch last_batch_;  ///< the batch of the last fit, handed to record_fresh_fit for the noise floor
   FeatureScaling scaling_;
   bool first_order_ = true;  ///< the operator has a first-order term (else w stays absent)
   Matrix U_;                 ///< Ū, d × k orthonormal

@@ -175,6 +175,7 @@ double ConventionalFmEstimator::iterate(DataSource&) {
 }
 
 void ConventionalFmEstimator::measure_final_fit() {
+  if (record_test_fit(estimate(), "relative residual ‖y − ŷ‖/‖y‖ on the held-out test set")) return;
   const double y_norm = y_.norm();
   if (!(y_norm > 0.0)) return;
   double residual_norm = 0.0;
@@ -189,7 +190,7 @@ void ConventionalFmEstimator::measure_final_fit() {
     m.bias = bias_;
     residual_norm = (predict(Z_, m) - y_).norm();
   }
-  record_fit(residual_norm / y_norm, "relative training residual ‖y − ŷ‖/‖y‖ (fm learns from one training set)");
+  record_fit(residual_norm / y_norm, "relative training residual ‖y − ŷ‖/‖y‖ (fm learns from one training set; no held-out test set)");
 }
 
 std::string ConventionalFmEstimator::stall_hint() const {

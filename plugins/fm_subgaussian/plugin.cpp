@@ -33,7 +33,7 @@ void declare_alternating(Schema& s, Index default_batch) {
 /// An iterative estimator with the validated `stall_fit` applied.
 template <class T>
 std::unique_ptr<Component> with_stall_fit(std::unique_ptr<T> estimator, const Params& p) {
-  estimator->set_stall_fit(p.number("stall_fit"));
+  estimator->configure_stall(p);
   return estimator;
 }
 

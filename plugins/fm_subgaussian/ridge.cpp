@@ -88,6 +88,7 @@ void RidgeEstimator::solve() {
 
 void RidgeEstimator::measure_final_fit() {
   if (count_ == 0) return;
+  if (record_test_fit(estimate(), "relative residual ‖y − ŷ‖/‖y‖ on the held-out test set")) return;
   const Index d = mean_.size() - 1;
   const double n = static_cast<double>(count_);
   // With the intercept fitted, Σ(y − ŷ)²/n = var(y) − 2 w'c + w'C w (c, C the centred (co)variances).
@@ -97,7 +98,7 @@ void RidgeEstimator::measure_final_fit() {
   const Vector& w = model_.w;
   const double rss = std::max(0.0, var_y - 2.0 * w.dot(c) + w.dot(C * w));
   const double yy = var_y + mean_(d) * mean_(d);
-  if (yy > 0.0) record_fit(std::sqrt(rss / yy), "relative training residual ‖y − ŷ‖/‖y‖ (ridge solves one training set exactly)");
+  if (yy > 0.0) record_fit(std::sqrt(rss / yy), "relative training residual ‖y − ŷ‖/‖y‖ (ridge solves one training set exactly; no held-out test set)");
 }
 
 }  // namespace rankone::fm_subgaussian

@@ -146,7 +146,7 @@ void GfmOnePass::dense_update(const Batch& batch, const MomentInverse& inverse, 
 
 double GfmOnePass::iterate(DataSource& data) {
   const int t = iteration() + 1;
-  const Batch batch = reader_.next(data, options_.batch_size);
+  Batch batch = reader_.next(data, options_.batch_size);
   if (batch.instances() < options_.batch_size) {
     // A shorter last batch would break the per-iteration sample size the guarantee needs: the data end here.
     const std::string passes = reader_.passes_allowed() == 1
@@ -223,6 +223,10 @@ double GfmOnePass::iterate(DataSource& data) {
   U_ = std::move(U_next);
   V_ = std::move(V_next);
   w_ = std::move(w_next);
+  // The batch is kept (moved) for the noise floor, measured once when the run ends.
+  if (std::isfinite(fit))
+    record_fresh_fit(fit, "relative residual ‖y − ŷ‖/‖y‖ on the last fresh batch, before its update", std::move(batch),
+                     data);
   return relative_change(model(), before);
 }
 
@@ -243,7 +247,7 @@ std::string GfmOnePass::stall_hint() const {
   // A constant part of the residual is an intercept the model y = x'w + x'Mx cannot represent.
   if (last_residual_rms_ > 0 && std::abs(last_mean_residual_) > 0.5 * last_residual_rms_)
     hints.push_back("the residual has mean " + format(last_mean_residual_) + " (RMS " + format(last_residual_rms_) +
-                    "): the data have a nonzero mean response / intercept, which y = x'w + x'Mx does not model; "
+                    "): the responses have a nonzero mean/intercept the model has no term for (y = x'w + x'Mx); "
                     "centre y, or use fm_moment_elimination / ifm with intercept");
   // Measured phase transition (docs/gfm-phase-transition.md): every trial at n ≥ 8·k·d reaches 1e-3,
   // none at n ≤ 2·k·d; below 8·k·d a stalled run may simply lack samples.

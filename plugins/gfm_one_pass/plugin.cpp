@@ -47,7 +47,7 @@ PluginDescriptor describe_gfm() {
   r.example = Json{{"rank", 2}, {"batch_size", 2000}, {"iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     auto estimator = std::make_unique<GfmOnePass>(GfmOptions::from_params(p));
-    estimator->set_stall_fit(p.number("stall_fit"));
+    estimator->configure_stall(p);
     return estimator;
   };
   PluginDescriptor d;

@@ -101,7 +101,7 @@ double Leml::iterate(DataSource&) {
   return std::abs(before - objective_) / std::max(std::abs(before), 1e-300);
 }
 
-/// The fraction of training labels whose sign the scores get wrong (sign(0) = +1).
+/// The fraction of labels whose sign the scores get wrong (sign(0) = +1).
 double sign_error(const Vector& y, const Vector& scores) {
   Index wrong = 0;
   for (Index i = 0; i < y.size(); ++i) wrong += (scores(i) >= 0.0 ? 1.0 : -1.0) != (y(i) >= 0.0 ? 1.0 : -1.0);
@@ -110,8 +110,9 @@ double sign_error(const Vector& y, const Vector& scores) {
 
 void Leml::measure_final_fit() {
   if (!op_ || train_.size() == 0) return;
+  if (record_test_fit(estimate(), "fraction of the held-out test set's signs the estimate gets wrong")) return;
   record_fit(sign_error(train_.y, op_->forward(train_, model_)),
-             "fraction of the training set's signs the estimate gets wrong (leml learns from one training set)");
+             "fraction of the training set's signs the estimate gets wrong (leml learns from one training set; no held-out test set)");
 }
 
 // ---- ova_svm ----
@@ -161,8 +162,9 @@ TraceNormRegression::~TraceNormRegression() = default;
 
 void TraceNormRegression::measure_final_fit() {
   if (!op_ || train_.size() == 0) return;
+  if (record_test_fit(estimate(), "fraction of the held-out test set's signs the estimate gets wrong")) return;
   record_fit(sign_error(train_.y, scores_),
-             "fraction of the training set's signs the estimate gets wrong (one training set)");
+             "fraction of the training set's signs the estimate gets wrong (one training set; no held-out test set)");
 }
 
 void TraceNormRegression::start(DataSource& data, Rng&) {
@@ -221,4 +223,9 @@ double TraceNormRegression::iterate(DataSource&) {
   return -1.0;
 }
 
+}  // namespace rankone::one_bit
+
+namespace rankone::one_bit {
+double Leml::fit_of(const Vector& y, const Vector& predicted) const { return sign_error(y, predicted); }
+double TraceNormRegression::fit_of(const Vector& y, const Vector& predicted) const { return sign_error(y, predicted); }
 }  // namespace rankone::one_bit

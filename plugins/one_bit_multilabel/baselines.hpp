@@ -35,6 +35,8 @@ class Leml final : public IterativeEstimator {
   /// The training sign error (leml learns from one training set), one forward product at the end.
   void measure_final_fit() override;
   double no_skill_fit() const override { return 0.5; }
+  /// Sign error rate: the measure of the held-out fit.
+  double fit_of(const Vector& y, const Vector& predicted) const override;
   std::string stall_hint() const override { return "penalty may be too strong, or rank too low"; }
 
  private:
@@ -88,6 +90,8 @@ class TraceNormRegression final : public IterativeEstimator {
   /// The training sign error, from the scores kept for the training set.
   void measure_final_fit() override;
   double no_skill_fit() const override { return 0.5; }
+  /// Sign error rate: the measure of the held-out fit.
+  double fit_of(const Vector& y, const Vector& predicted) const override;
   std::string stall_hint() const override { return "penalty may be too strong (it thresholds every singular value)"; }
 
  private:

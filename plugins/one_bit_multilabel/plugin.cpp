@@ -15,7 +15,7 @@ constexpr const char* kBaselinePage = "docs/plugins/multilabel_baselines.md";
 
 /// An iterative estimator with the validated `stall_fit` applied.
 std::unique_ptr<Component> with_stall_fit(std::unique_ptr<IterativeEstimator> estimator, const Params& p) {
-  estimator->set_stall_fit(p.number("stall_fit"));
+  estimator->configure_stall(p);
   return estimator;
 }
 

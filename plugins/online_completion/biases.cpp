@@ -149,6 +149,7 @@ double BiasBaseline::iterate(DataSource&) { return fit_->sweep(); }
 
 void BiasBaseline::measure_final_fit() {
   if (!fit_) return;
+  if (record_test_fit(estimate(), "relative residual ‖m − m̂‖/‖m‖ on the held-out test set")) return;
   const Biases& b = fit_->biases();
   double residual = 0.0, size = 0.0;
   for (Index t = 0; t < observed_.size(); ++t) {
@@ -158,7 +159,7 @@ void BiasBaseline::measure_final_fit() {
     residual += r * r;
     size += m * m;
   }
-  if (size > 0.0) record_fit(std::sqrt(residual / size), "relative training residual ‖m − m̂‖/‖m‖ over the observed set");
+  if (size > 0.0) record_fit(std::sqrt(residual / size), "relative training residual ‖m − m̂‖/‖m‖ over the observed set (no held-out test set)");
 }
 
 Estimate BiasBaseline::low_rank_part() const {

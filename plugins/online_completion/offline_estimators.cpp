@@ -142,7 +142,7 @@ double OfflineCompletion::iterate(DataSource&) {
   const double value_norm = observed_.value_rms() * std::sqrt(static_cast<double>(observed_.size()));
   if (value_norm > 0.0) {
     const double fit = std::sqrt(squared_residuals) / value_norm;
-    record_fit(fit, "relative training residual ‖m − m̂‖/‖m‖ over the observed set (after the offset)");
+    record_fit(fit, "relative training residual ‖m − m̂‖/‖m‖ over the observed set (after the offset; no held-out test set)");
     if (fit < best_fit_) {
       best_fit_ = fit;
       best_U_ = U_;
@@ -154,14 +154,20 @@ double OfflineCompletion::iterate(DataSource&) {
   return change / std::max(std::sqrt(U_.squaredNorm() + V_.squaredNorm()), 1e-300);
 }
 
+void OfflineCompletion::measure_final_fit() {
+  // Honest against overfitting: the held-out entries when there are any; the training residual
+  // recorded by the last pass otherwise.
+  record_test_fit(estimate(), "relative residual ‖m − m̂‖/‖m‖ on the held-out test set");
+}
+
 std::string OfflineCompletion::stall_hint() const {
   std::vector<std::string> hints;
   const double d = static_cast<double>(std::max(observed_.d1, observed_.d2));
   const double needed = 10.0 * d * static_cast<double>(options_.rank) * std::log(std::max(d, 2.0));
   if (static_cast<double>(observed_.size()) < needed)
-    hints.push_back(std::to_string(observed_.size()) + " observed entries are few for a " + std::to_string(observed_.d1) +
-                    " × " + std::to_string(observed_.d2) + " matrix of rank " + std::to_string(options_.rank) +
-                    " (completion needs of order d·k·log d; try ≥ " +
+    hints.push_back("too few observed entries for d and rank (" + std::to_string(observed_.size()) +
+                    " entries of a " + std::to_string(observed_.d1) + " × " + std::to_string(observed_.d2) +
+                    " matrix of rank " + std::to_string(options_.rank) + ", need of order 10·d·k·log d = " +
                     std::to_string(static_cast<long long>(std::ceil(needed))) + ")");
   if (options_.regularization > 0.1) hints.push_back("regularization " + format(options_.regularization) + " may be too strong");
   if (hints.empty()) hints.push_back("the matrix may be far from rank " + std::to_string(options_.rank));

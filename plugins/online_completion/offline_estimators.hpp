@@ -60,6 +60,8 @@ class OfflineCompletion : public IterativeEstimator {
   double iterate(DataSource& data) final;
   /// Too few observed entries for the rank, or a rank above the true rank.
   std::string stall_hint() const final;
+  /// With a held-out test set, the fit is measured on it at the end (training residual otherwise).
+  void measure_final_fit() final;
   virtual std::string name() const = 0;
   /// One pass over Ω; returns the sum of squared training residuals it saw.
   virtual double sweep() = 0;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <unordered_map>
 #include <vector>
@@ -104,6 +105,15 @@ void OnlineCompletion::start(DataSource& data, Rng& rng) {
   learning_rate_ = options_.learning_rate.value_or(options_.step_size / (2.0 * d1d2 * row_energy));
   gain_ = 2.0 * learning_rate_ * d1d2;
   prepare();
+  // A finite source that ran out inside the warm start leaves nothing for the online phase: the
+  // estimate is the warm start alone, from too few entries to trust. Not a success.
+  if (data.finite() && warm_batch.size() < warm_samples) {
+    exhausted_ = true;
+    const std::string hint = stall_hint();
+    finish(Status::stalled, "the source ran out inside the warm start (" + std::to_string(warm_batch.size()) + " of " +
+                                std::to_string(warm_samples) + " warm-start entries): no online phase was run" +
+                                (hint.empty() ? std::string() : ". Hint: " + hint));
+  }
 }
 
 void OnlineCompletion::measure_asymmetry(const EntryView& entries) {
@@ -129,8 +139,13 @@ void OnlineCompletion::measure_asymmetry(const EntryView& entries) {
   if (pairs > 0 && size > 0.0) asymmetry_ = std::sqrt(difference / size);
 }
 
+namespace {
+const char* const kFreshFitMeasure =
+    "relative residual ‖m − m̂‖/‖m‖ of the last batch's fresh entries, each predicted before its own update";
+}  // namespace
+
 double OnlineCompletion::iterate(DataSource& data) {
-  const Batch batch = data.next(options_.batch_size);
+  Batch batch = data.next(options_.batch_size);
   if (batch.empty()) {
     exhausted_ = true;
     finish(Status::max_iterations, "the data source is exhausted after " + std::to_string(data.samples_drawn()) +
@@ -170,10 +185,10 @@ double OnlineCompletion::iterate(DataSource& data) {
     return -1.0;
   }
   // Each entry is new and predicted before its own update (progressive validation): a held-out fit.
+  double fit = std::numeric_limits<double>::quiet_NaN();
   if (squared_values > 0.0) {
-    const double fit = std::sqrt(stats.squared_residuals / squared_values);
-    record_fit(fit, "relative residual ‖m − m̂‖/‖m‖ of the last batch's fresh entries, each predicted before its "
-                    "own update");
+    fit = std::sqrt(stats.squared_residuals / squared_values);
+    record_fit(fit, kFreshFitMeasure);
     if (fit < best_fit_) {
       best_fit_ = fit;
       best_U_ = U_;
@@ -183,6 +198,8 @@ double OnlineCompletion::iterate(DataSource& data) {
     }
   }
   after_batch();
+  // The batch is kept (moved) for the noise floor, measured once when the run ends.
+  if (std::isfinite(fit)) record_fresh_fit(fit, kFreshFitMeasure, std::move(batch), data);
   if (tolerance_ <= 0.0) return -1.0;  // the relative change costs O(dk): only when it is used
   const double norm = std::sqrt(U_.squaredNorm() + (psd() ? 0.0 : V_.squaredNorm()));
   return std::sqrt(stats.squared_change) / std::max(norm, 1e-300);
@@ -230,10 +247,10 @@ std::string OnlineCompletion::stall_hint() const {
   const double k = static_cast<double>(options_.rank);
   const double needed = 10.0 * d * k * std::log(std::max(d, 2.0));
   if (exhausted_ && static_cast<double>(entries_seen_) < needed)
-    hints.push_back("the source ran out after " + std::to_string(entries_seen_) + " entries, few for a " +
+    hints.push_back("too few observed entries for d and rank (" + std::to_string(entries_seen_) + " entries of a " +
                     std::to_string(d1_) + " × " + std::to_string(d2_) + " matrix of rank " +
-                    std::to_string(options_.rank) + " (completion needs of order d·k·log d; try ≥ " +
-                    std::to_string(static_cast<long long>(std::ceil(needed))) + " entries)");
+                    std::to_string(options_.rank) + ", need of order 10·d·k·log d = " +
+                    std::to_string(static_cast<long long>(std::ceil(needed))) + ")");
   const Estimate low_rank = low_rank_part();
   if (low_rank.left.size() > 0 && low_rank.all_finite()) {
     const Vector s = singular_values(low_rank);

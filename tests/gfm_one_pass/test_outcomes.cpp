@@ -78,6 +78,7 @@ TEST_CASE("gfm_one_pass: a batch far below the phase transition ends stalled wit
 TEST_CASE("gfm_one_pass: stall_fit is the threshold, in units of the no-skill fit", "[gfm][outcomes]") {
   Json lenient = gfm(5, 750, 30);
   lenient["stall_fit"] = 1e6;
+  lenient["stall_margin"] = 1e6;  // the source has a truth: lift the noise-floor rule too, to test stall_fit alone
   const Run r = run(source(100, 5), lenient, 3);
   CHECK(r.summary.status == Status::max_iterations);
   CHECK(r.summary.fit > 1.0);
@@ -100,4 +101,38 @@ TEST_CASE("gfm_one_pass: divergence returns the best estimate seen on fresh data
   // The previous batch's estimate, which the rollback used to return, is a different (worse) one.
   CHECK(distance(r.final_estimate, r.estimates.back()) > 0.0);
   CHECK(r.fits[r.fits.size() - 2] > r.fits[best]);
+}
+
+TEST_CASE("gfm_one_pass at n = 1.5·k·d (k = 10, d = 100): below the no-skill fit but far from the noise floor: stalled",
+          "[gfm][outcomes][floor]") {
+  // Measured fits 0.076 – 0.092 after 30 iterations (falling ≈ 1.4× over the last 5), the truth's own
+  // residual 0 on the same batch: above stall_ratio × 0 + stall_margin = 0.05.
+  const Run r = run(source(100, 10), gfm(10, 1500, 30), 1);
+  CAPTURE(r.summary.message, r.fits);
+  REQUIRE(r.summary.status == Status::stalled);
+  CHECK(r.summary.fit > 0.05);
+  CHECK(r.summary.fit < 1.0);
+  CHECK(r.summary.fit_floor == Approx(0.0).margin(1e-12));
+  CHECK_THAT(r.summary.message, Contains("stopped far from a fit: relative residual"));
+  CHECK_THAT(r.summary.message, Contains("the truth's own is 0 (noise floor)"));
+  CHECK_THAT(r.summary.message, Contains("batch of 1500 rows is small for d = 100, rank 10"));
+}
+
+TEST_CASE("gfm_one_pass at n = 8·k·d stopped after 3 iterations while converging is not stalled", "[gfm][outcomes][floor]") {
+  // Measured fits 1, 0.42, 0.17 (≈ 2.5× per iteration): 0.17 is above the floor threshold 0.05, but
+  // the fit fell by more than 2× over the window: still converging, max_iterations.
+  const Run r = run(source(100, 10), gfm(10, 8000, 3), 1);
+  CAPTURE(r.summary.message, r.fits);
+  CHECK(r.summary.status == Status::max_iterations);
+  CHECK_THAT(r.summary.message, Contains("still converging"));
+}
+
+TEST_CASE("gfm_one_pass on data with an intercept: stalled, the intercept hint", "[gfm][outcomes][floor]") {
+  // The synthetic source's bias = 2: y = 2 + x'w + x'Mx, rank 3 = the model's rank, so only the
+  // intercept is missing. Measured fit 0.52 on fresh data, the truth's own 0.
+  const Run r = run(source(100, 3, 2.0), gfm(3, 6000, 25), 1);
+  CAPTURE(r.summary.message);
+  REQUIRE(r.summary.status == Status::stalled);
+  CHECK(r.summary.fit < 1.0);
+  CHECK_THAT(r.summary.message, Contains("the responses have a nonzero mean/intercept the model has no term for"));
 }

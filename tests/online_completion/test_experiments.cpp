@@ -25,7 +25,7 @@ TEST_CASE("the online-completion experiments run at a small size", "[online_comp
        "data.d=200 repetitions=1 estimators.0.batch_size=2000 estimators.0.max_iterations=3 "
        "'sweep={\"grid\":{\"estimators.0.warm_start_factor\":[2,4]}}'"},
       {"vs_offline.json",
-       "data.d=200 data.size=12000 repetitions=1 estimators.0.max_iterations=2 estimators.1.max_iterations=2 "
+       "data.d=200 data.size=20000 repetitions=1 estimators.0.max_iterations=2 estimators.1.max_iterations=2 "
        "estimators.2.max_iterations=2 estimators.3.max_iterations=2"},
   };
   for (const Smoke& s : smokes) {

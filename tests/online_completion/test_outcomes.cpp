@@ -85,3 +85,50 @@ TEST_CASE("omc_psd on a non-symmetric matrix: its hint says so", "[online_comple
   CHECK_THAT(r.summary.message, Contains("the matrix is not symmetric"));
   CHECK_THAT(r.summary.message, Contains("use omc_general"));
 }
+
+TEST_CASE("omc_psd on a non-symmetric matrix ends stalled at the default stall settings (noise floor)",
+          "[online_completion][outcomes][floor]") {
+  // The truth's own residual on the last fresh batch is 0 (noiseless); the fit (≈ 0.96 – 0.996) is far
+  // above stall_ratio × 0 + stall_margin.
+  Json source = psd_source(200, 2);
+  source["truth"] = "general";
+  const Run r = run(source, Json{{"name", "omc_psd"}, {"rank", 2}, {"batch_size", 1000}, {"max_iterations", 100}}, 7);
+  CAPTURE(r.summary.message);
+  REQUIRE(r.summary.status == Status::stalled);
+  CHECK(r.summary.fit_floor == Approx(0.0).margin(1e-12));
+  CHECK_THAT(r.summary.message, Contains("stopped far from a fit"));
+  CHECK_THAT(r.summary.message, Contains("(noise floor)"));
+  CHECK_THAT(r.summary.message, Contains("the matrix is not symmetric"));
+  CHECK_THAT(r.summary.message, Contains("use omc_general"));
+}
+
+TEST_CASE("omc_psd / omc_general on a source that runs out inside the warm start: stalled, too few entries",
+          "[online_completion][outcomes][floor]") {
+  for (const std::string name : {"omc_psd", "omc_general"}) {
+    CAPTURE(name);
+    Json source = psd_source(200, 2);
+    source["size"] = 1500;  // the warm start asks for 10·d·k·log d ≈ 21 000 entries
+    const Run r = run(source, Json{{"name", name}, {"rank", 2}, {"batch_size", 1000}, {"max_iterations", 100}}, 7);
+    CAPTURE(r.summary.message);
+    CHECK(r.summary.status == Status::stalled);
+    CHECK_THAT(r.summary.message, Contains("the source ran out inside the warm start (1500 of "));
+    CHECK_THAT(r.summary.message, Contains("too few observed entries for d and rank (1500 entries"));
+    CHECK_THAT(r.summary.message, Contains("need of order"));
+  }
+}
+
+TEST_CASE("als_completion / sgd_mf with too few entries and a test set: fit on the test set, stalled, too few entries",
+          "[online_completion][outcomes][floor]") {
+  for (const std::string name : {"als_completion", "sgd_mf"}) {
+    CAPTURE(name);
+    Json source = psd_source(200, 2);
+    source["truth"] = "general";
+    source["size"] = 800;
+    source["test_size"] = 2000;
+    const Run r = run(source, Json{{"name", name}, {"rank", 2}, {"max_iterations", 50}}, 7);
+    CAPTURE(r.summary.message, r.summary.fit);
+    CHECK_THAT(r.summary.fit_measure, Contains("held-out test set"));
+    CHECK((r.summary.status == Status::stalled || r.summary.status == Status::failed));
+    CHECK_THAT(r.summary.message, Contains("too few observed entries for d and rank (800 entries"));
+  }
+}

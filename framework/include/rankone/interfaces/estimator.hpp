@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "rankone/core/batch.hpp"
 #include "rankone/core/model.hpp"
 #include "rankone/core/params.hpp"
 #include "rankone/core/rng.hpp"
@@ -27,6 +28,9 @@ struct Summary {
   /// for the sensing estimators the relative residual ||y - y_hat|| / ||y|| on the last fresh batch.
   double fit = std::numeric_limits<double>::quiet_NaN();
   std::string fit_measure;          ///< what `fit` is, e.g. "relative residual on the last fresh batch"
+  /// The planted truth's own fit, in the same measure on the same data (the noise floor); NaN when
+  /// the source has no truth or the estimator measured no fit on data the truth can be run on.
+  double fit_floor = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::string> notes;   ///< choices made about the data or the run, printed once per study
 };
 
@@ -51,16 +55,31 @@ class Estimator : public Component {
 /// rule, the fit measure and the stall verdict, and the summary. Subclasses implement `start` and
 /// `iterate`, record their fit with `record_fit`, and call `finish` to stop early.
 ///
-/// The stall verdict: a run that ends `converged` or `max_iterations` with a fit above
-/// `stall_fit` × `no_skill_fit()` (the fit of a model that learnt nothing: relative residual 1 for
-/// ŷ = 0, sign error 0.5 for a coin) ends `stalled` instead, its message naming the fit, the
-/// threshold and the estimator's `stall_hint()`.
+/// The stall verdict: a run that ends `converged` or `max_iterations` ends `stalled` instead, its
+/// message naming the fit, the threshold and the estimator's `stall_hint()`, when
+///  - its fit is above `stall_fit` × `no_skill_fit()` (the fit of a model that learnt nothing:
+///    relative residual 1 for ŷ = 0, sign error 0.5 for a coin), or
+///  - the source has a planted truth and the fit is above `stall_ratio` × floor + `stall_margin`,
+///    the floor being the truth's own fit on the same data (the noise: 0 for noiseless data).
+/// The floor is measured once, in `finish`, on the batch the last fit was measured on (kept by
+/// `record_fresh_fit`) or on the held-out set (`record_test_fit`): one forward pass of the truth.
+/// It is diagnostic only: no iterate depends on it.
 class IterativeEstimator : public Estimator {
  public:
   /// The default of the `stall_fit` parameter every iterative estimator declares.
   static constexpr double kDefaultStallFit = 1.0;
-  /// Declares `stall_fit` (default kDefaultStallFit) in an estimator's schema.
+  /// Defaults of `stall_ratio` and `stall_margin` (measured: docs/plugins/gfm_one_pass.md, "Stall verdict").
+  static constexpr double kDefaultStallRatio = 3.0;
+  static constexpr double kDefaultStallMargin = 0.05;
+  /// A run stopped by its budget whose fresh-data fit fell by at least this factor over its last
+  /// kConvergingWindow iterations (a shorter run: whose fit fell at all, or was measured once) is
+  /// still converging: the floor rule does not call it stalled.
+  static constexpr double kConvergingFactor = 2.0;
+  static constexpr int kConvergingWindow = 5;
+  /// Declares `stall_fit`, `stall_ratio` and `stall_margin` in an estimator's schema.
   static void declare_stall_fit(Schema& schema);
+  /// Reads the three stall parameters declared by `declare_stall_fit`.
+  void configure_stall(const Params& params);
 
   IterativeEstimator(int max_iterations, double tolerance)
       : max_iterations_(max_iterations), tolerance_(tolerance) {}
@@ -71,6 +90,10 @@ class IterativeEstimator : public Estimator {
   /// The stall threshold, in units of the no-skill fit (the `stall_fit` parameter).
   void set_stall_fit(double stall_fit) { stall_fit_ = stall_fit; }
   double stall_fit() const { return stall_fit_; }
+  void set_stall_floor_rule(double ratio, double margin) {
+    stall_ratio_ = ratio;
+    stall_margin_ = margin;
+  }
 
  protected:
   /// One iteration. Returns the relative change of the estimate (for the stopping rule), or a
@@ -82,11 +105,24 @@ class IterativeEstimator : public Estimator {
   bool finished() const { return summary_.status != Status::running; }
   int iteration() const { return summary_.iterations; }
 
-  /// Records the current fit (lower is better) and what it measures.
+  /// Records the current fit (lower is better) and what it measures; no floor is measured for it
+  /// (training fits: the truth's residual on the training data says nothing about overfitting).
   void record_fit(double fit, const std::string& measure) {
     summary_.fit = fit;
     if (summary_.fit_measure != measure) summary_.fit_measure = measure;
+    floor_on_ = FloorData::none;
   }
+  /// Records a fit measured on `batch`, fresh data, and keeps the batch (moved in: no copy) so
+  /// that `finish` can measure the truth's fit on it when the source has a truth.
+  void record_fresh_fit(double fit, const std::string& measure, Batch&& batch, const DataSource& data);
+  /// Offline estimators (no fresh data): when the source the run steps on has a held-out test set,
+  /// records the fit (`fit_of`) of `estimate` on it, `measure` naming it, and returns true; false
+  /// (nothing recorded) without a test set. No floor is measured on it: a synthetic test set is
+  /// noise-free unless asked otherwise, so its floor is 0 whatever the training noise.
+  bool record_test_fit(const Estimate& estimate, const std::string& measure);
+  /// The fit of `predicted` against `y` in the estimator's measure, used for the floor: the
+  /// relative residual ‖y − ŷ‖/‖y‖ unless overridden (a sign error rate for sign links).
+  virtual double fit_of(const Vector& y, const Vector& predicted) const;
   /// Called by `finish` before the verdict on a converged or budget-spent run: estimators that do
   /// not measure their fit every iteration (offline ones) measure it here.
   virtual void measure_final_fit() {}
@@ -98,7 +134,21 @@ class IterativeEstimator : public Estimator {
   int max_iterations_;
   double tolerance_;
   double stall_fit_ = kDefaultStallFit;
+  double stall_ratio_ = kDefaultStallRatio;
+  double stall_margin_ = kDefaultStallMargin;
   Summary summary_;
+
+ private:
+  /// The truth's fit on the data the last fit was measured on (NaN without a truth).
+  double measure_floor() const;
+  /// A budget-stopped run whose fresh-data fit still falls fast (kConvergingFactor over kConvergingWindow).
+  bool still_converging(Status status) const;
+  enum class FloorData { none, fresh_batch };
+  FloorData floor_on_ = FloorData::none;
+  Batch floor_batch_;
+  std::vector<double> fresh_fits_;  ///< every fit recorded by record_fresh_fit, in order
+  const DataSource* floor_source_ = nullptr;
+  const DataSource* stepped_source_ = nullptr;  ///< the source `step` was last called with
 };
 
 /// Formats a number in messages with 3 significant digits.
