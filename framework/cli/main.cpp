@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstring>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -161,16 +162,6 @@ int damage_report(const ResultsStore& store) {
   return 1;
 }
 
-std::size_t count_failures(const Plan& plan, const fs::path& out) {
-  std::set<std::string> keys;
-  for (const auto& t : plan.trials) keys.insert(t.key);
-  ResultsStore store(out);
-  std::size_t failures = 0;
-  for (const auto& t : store.trials(false))
-    if (keys.count(t.key) && (t.status == "failed" || t.status == "diverged")) ++failures;
-  return failures;
-}
-
 #ifdef RANKONE_WITH_MPI
 std::unique_ptr<mpi::Session> mpi_session;  // set when started by mpirun with several ranks
 #endif
@@ -278,7 +269,14 @@ int cmd_run(const Args& a, const std::string& cmdline) {
               << "resume: " << cmdline << "\n";
     return 128 + report.interrupted_by;
   }
-  const std::size_t failures = count_failures(plan, opts.out);
+  // The plan's trials as stored (this run's and earlier ones'): failures set the exit code.
+  std::set<std::string> keys;
+  for (const auto& t : plan.trials) keys.insert(t.key);
+  std::vector<TrialRecord> stored;
+  for (auto& t : ResultsStore(opts.out, ResultsStore::Access::read_only).trials(false))
+    if (keys.count(t.key)) stored.push_back(std::move(t));
+  const auto failures = static_cast<std::size_t>(std::count_if(
+      stored.begin(), stored.end(), [](const TrialRecord& t) { return t.status == "failed" || t.status == "diverged"; }));
   std::cout << "results: " << ResultsStore::database_path(opts.out).string() << "\n"
             << "trials: " << report.total << " (" << report.completed << " run now, " << report.skipped
             << " already complete, " << failures << " failed or diverged) in " << std::fixed << std::setprecision(1)
@@ -292,16 +290,13 @@ int cmd_run(const Args& a, const std::string& cmdline) {
   std::cout << "next: rankone export " << opts.out.string() << " --format csv\n";
   // Every non-success of the plan, failures first; stalled trials are results (a fit that did not
   // happen), so they are listed but leave the exit code alone.
-  std::set<std::string> keys;
-  for (const auto& t : plan.trials) keys.insert(t.key);
-  const auto stored = ResultsStore(opts.out, ResultsStore::Access::read_only).trials(false);
   for (const auto& [title, statuses] :
        {std::pair<std::string, std::set<std::string>>{"failed or diverged trials", {"failed", "diverged"}},
         {"stalled trials (ended far from a fit)", {"stalled"}}}) {
     constexpr std::size_t kListed = 20;  // a large study's list is summarize's job
     std::size_t n = 0;
     for (const auto& t : stored) {
-      if (!keys.count(t.key) || !statuses.count(t.status)) continue;
+      if (!statuses.count(t.status)) continue;
       if (n++ == 0) std::cout << title << ":\n";
       if (n <= kListed)
         std::cout << "  " << t.label << " rep " << t.repetition << " " << t.coordinates.dump() << ": " << t.status << ": "
