@@ -72,16 +72,18 @@ void ConventionalFmEstimator::start(DataSource& data, Rng& rng) {
   if (options_.solver == ConventionalFmOptions::Solver::als) refresh_residuals();
 }
 
-Estimate ConventionalFmEstimator::estimate() const {
+LowRankModel ConventionalFmEstimator::scaled_model() const {
   LowRankModel m;
   m.left = U_;
   m.right = U_;
-  m.symmetrize = true;
+  m.symmetrize = true;  // U U' is symmetric already; the flag tells consumers so
   m.zero_diagonal = true;
   m.w = w_;
   m.bias = bias_;
-  return scaling_.to_raw(m);
+  return m;
 }
+
+Estimate ConventionalFmEstimator::estimate() const { return scaling_.to_raw(scaled_model()); }
 
 Summary ConventionalFmEstimator::summary() const {
   Summary s = summary_;
@@ -182,13 +184,7 @@ void ConventionalFmEstimator::measure_final_fit() {
   if (options_.solver == ConventionalFmOptions::Solver::als) {
     residual_norm = residual_.norm();  // kept up to date by every ALS epoch
   } else {
-    LowRankModel m;
-    m.left = U_;
-    m.right = U_;
-    m.zero_diagonal = true;
-    m.w = w_;
-    m.bias = bias_;
-    residual_norm = (predict(Z_, m) - y_).norm();
+    residual_norm = (predict(Z_, scaled_model()) - y_).norm();
   }
   record_fit(residual_norm / y_norm, "relative training residual ‖y − ŷ‖/‖y‖ (fm learns from one training set; no held-out test set)");
 }

@@ -54,6 +54,8 @@ class ConventionalFmEstimator final : public IterativeEstimator {
   std::string stall_hint() const override;
 
  private:
+  /// The model in the scaled (standardised) feature space the solvers work in.
+  LowRankModel scaled_model() const;
   void sgd_epoch();
   void als_epoch();
   /// Residuals ŷ − y on the training set, and the cached projections Z'U (ALS).
