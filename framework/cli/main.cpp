@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -28,6 +29,7 @@
 #include "isolation.hpp"
 #include "signals.hpp"
 #include "rankone/runner/code_identity.hpp"
+#include "rankone/runner/memory_budget.hpp"
 #ifdef RANKONE_WITH_MPI
 #include "mpi_executor.hpp"
 #endif
@@ -41,7 +43,8 @@ constexpr const char* kUsage = R"(usage: rankone <command> [arguments]
 
 commands:
   run FILE [key.path=value ...] [--out DIR] [--jobs N] [--quiet] [--report]
-         [--trial-seconds S] [--trial-memory MB] [--keep-stale | --rerun-all] [--in-process]
+         [--trial-seconds S] [--trial-memory MB] [--max-memory MB] [--keep-stale | --rerun-all]
+         [--in-process]
                       run an experiment; results go to DIR (default results/<name>)
                       and completed trials already there are skipped; --report also
                       writes DIR/report.html; under mpirun, rank 0 owns DIR.
@@ -52,10 +55,13 @@ commands:
                       run again and replace the stored ones; --keep-stale keeps them,
                       --rerun-all runs every trial again. --in-process runs trials on
                       threads of this process, without isolation (for debugging).
-  plan FILE [key.path=value ...] [--out DIR]
-                      list the trials and which are done, stale (with the library whose
-                      code changed) or to run in DIR
-  validate FILE [key.path=value ...]
+                      Before anything runs, each trial's memory is estimated from its
+                      parameters; one that cannot fit its limit (or --max-memory) is
+                      refused, naming the JSON path, the estimate and the limit.
+  plan FILE [key.path=value ...] [--out DIR] [--max-memory MB]
+                      list the trials, the memory each is estimated to need, and which
+                      are done, stale (with the library whose code changed) or to run in DIR
+  validate FILE [key.path=value ...] [--max-memory MB]
                       check the experiment and print it resolved (extends, overrides, defaults)
   plugins [--json]    list the registered plugins
   describe NAME [--json]
@@ -188,6 +194,23 @@ double parse_number(const std::string& option, const std::string& v) {
   throw UsageError(option + ": expected a number, found '" + v + "'");
 }
 
+/// What validate, plan and run may let a study use: `--max-memory MB` for the plan and for each
+/// trial, else the machine's memory for the plan and, for each trial, `trial_default`.
+StudyBudget study_budget(const Args& a, std::optional<MemoryBudget> trial_default = std::nullopt) {
+  StudyBudget budget = StudyBudget::machine();
+  if (trial_default) budget.trial_default = *trial_default;
+  if (a.options.count("--max-memory")) {
+    const std::string& v = a.options.at("--max-memory");
+    const double mb = parse_number("--max-memory", v);
+    if (!(mb >= 1) || mb != std::floor(mb) || mb > 1e12)
+      throw UsageError("--max-memory: expected a whole number of MiB from 1 to 10^12, found '" + v + "'");
+    budget.memory_bytes = static_cast<std::uint64_t>(mb) * 1024 * 1024;
+    budget.source = "--max-memory " + v;
+    budget.trial = MemoryBudget{static_cast<double>(budget.memory_bytes), budget.source};
+  }
+  return budget;
+}
+
 /// The per-trial limits: the command line's flags over the experiment's "limits"; memory defaults
 /// to the machine's share of each trial that runs at once.
 TrialLimits trial_limits(const Args& a, const Plan& plan, int concurrent_trials) {
@@ -210,12 +233,22 @@ TrialLimits trial_limits(const Args& a, const Plan& plan, int concurrent_trials)
 int cmd_run(const Args& a, const std::string& cmdline) {
   const auto exp = load_experiment(a, "run");
   const Registry registry = load_registry(&exp);
-  const Plan plan = plan_experiment(exp, registry);
+  // Each trial's budget is the limit it will run under, unless --max-memory says otherwise.
+  const int jobs_asked = parse_jobs(a);
+  std::optional<MemoryBudget> trial_limit;
+  if (a.options.count("--trial-memory"))
+    trial_limit = MemoryBudget{parse_number("--trial-memory", a.options.at("--trial-memory")) * 1024 * 1024,
+                               "--trial-memory " + a.options.at("--trial-memory")};
+  StudyBudget budget = study_budget(
+      a, MemoryBudget{static_cast<double>(isolation::default_memory_limit_mb(jobs_asked)) * 1024 * 1024,
+                      "the default trial memory limit: 90 % of the machine's memory shared by --jobs " + std::to_string(jobs_asked)});
+  if (trial_limit && !(budget.trial.bytes > 0)) budget.trial = *trial_limit;
+  const Plan plan = plan_experiment(exp, registry, budget);
   if (a.flags.count("--keep-stale") && a.flags.count("--rerun-all"))
     throw UsageError("--keep-stale and --rerun-all contradict each other; give one");
   const bool in_process = a.flags.count("--in-process") > 0;
   // No more trials at once than the study has (each is a host process, started up front).
-  const int jobs = static_cast<int>(std::min<std::size_t>(parse_jobs(a), std::max<std::size_t>(1, plan.trials.size())));
+  const int jobs = static_cast<int>(std::min<std::size_t>(jobs_asked, std::max<std::size_t>(1, plan.trials.size())));
   isolation::HostConfig hosts;
   hosts.plugin_paths = experiment_plugin_paths(exp);
   TrialExecutor executor;
@@ -314,14 +347,14 @@ int cmd_run(const Args& a, const std::string& cmdline) {
 int cmd_plan(const Args& a) {
   const auto exp = load_experiment(a, "plan");
   const Registry registry = load_registry(&exp);
-  const Plan plan = plan_experiment(exp, registry);
+  const Plan plan = plan_experiment(exp, registry, study_budget(a));
   const fs::path out = output_folder(a, exp);
   std::map<std::string, Json> completed;
   if (ResultsStore::exists(out)) completed = ResultsStore(out, ResultsStore::Access::read_only).completed();
   const std::vector<TrialState> states = trial_states(plan, completed);
   std::size_t n_done = 0, n_stale = 0;
   std::cout << std::left << std::setw(6) << "#" << std::setw(6) << "cell" << std::setw(5) << "rep" << std::setw(24)
-            << "estimator" << std::setw(7) << "state" << "coordinates\n";
+            << "estimator" << std::setw(7) << "state" << std::setw(11) << "memory" << "coordinates\n";
   for (std::size_t i = 0; i < plan.trials.size(); ++i) {
     const auto& t = plan.trials[i];
     const auto standing = states[i].standing;
@@ -329,7 +362,8 @@ int cmd_plan(const Args& a) {
     n_stale += standing == TrialState::Standing::stale;
     const char* state = standing == TrialState::Standing::done ? "done" : standing == TrialState::Standing::stale ? "stale" : "todo";
     std::cout << std::setw(6) << i << std::setw(6) << t.cell << std::setw(5) << t.repetition << std::setw(24) << t.label
-              << std::setw(7) << state << t.coordinates.dump() << "\n";
+              << std::setw(7) << state << std::setw(11) << format_bytes(trial_footprint(t, registry).bytes())
+              << t.coordinates.dump() << "\n";
     for (const auto& reason : states[i].stale_reasons) std::cout << "        stale: " << reason << "\n";
   }
   std::cout << plan.trials.size() << " trials (" << plan.cells.size() << " cells × "
@@ -345,7 +379,7 @@ int cmd_plan(const Args& a) {
 int cmd_validate(const Args& a) {
   const auto exp = load_experiment(a, "validate");
   const Registry registry = load_registry(&exp);
-  const Plan plan = plan_experiment(exp, registry);
+  const Plan plan = plan_experiment(exp, registry, study_budget(a));
   std::cout << plan.resolved.dump(2) << "\n";
   std::cerr << exp.file.string() << ": valid (" << plan.trials.size() << " trials)\n";
   return 0;
@@ -506,11 +540,11 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (cmd == "run")
-      return cmd_run(parse_args(argc, argv, 2, {"--out", "--jobs", "--trial-seconds", "--trial-memory"},
+      return cmd_run(parse_args(argc, argv, 2, {"--out", "--jobs", "--trial-seconds", "--trial-memory", "--max-memory"},
                                 {"--quiet", "--report", "--keep-stale", "--rerun-all", "--in-process"}),
                      command_line(argc, argv));
-    if (cmd == "plan") return cmd_plan(parse_args(argc, argv, 2, {"--out"}, {}));
-    if (cmd == "validate") return cmd_validate(parse_args(argc, argv, 2, {}, {}));
+    if (cmd == "plan") return cmd_plan(parse_args(argc, argv, 2, {"--out", "--max-memory"}, {}));
+    if (cmd == "validate") return cmd_validate(parse_args(argc, argv, 2, {"--max-memory"}, {}));
     if (cmd == "plugins") return cmd_plugins(parse_args(argc, argv, 2, {}, {"--json"}));
     if (cmd == "describe") return cmd_describe(parse_args(argc, argv, 2, {}, {"--json"}));
     if (cmd == "summarize") return cmd_summarize(parse_args(argc, argv, 2, {"--metric", "--below", "--format"}, {}));

@@ -1,6 +1,7 @@
 // Experiment composition, validation and planning.
 #include "rankone/experiment/experiment.hpp"
 #include "rankone/runner/code_identity.hpp"
+#include "rankone/runner/memory_budget.hpp"
 
 #include <unistd.h>
 
@@ -399,6 +400,7 @@ StudyBudget StudyBudget::machine() {
   StudyBudget b;
   b.memory_bytes = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
   b.source = "the machine's physical memory";
+  b.trial_default = MemoryBudget{static_cast<double>(b.memory_bytes), b.source};
   return b;
 }
 
@@ -458,6 +460,12 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry, co
   }
   for (const auto& a : axes)
     for (const auto& p : a.paths) plan.axes.push_back(p);
+
+  MemoryBudget trial_budget = budget.trial;
+  if (!(trial_budget.bytes > 0) && plan.limits.memory_mb)
+    trial_budget = MemoryBudget{static_cast<double>(*plan.limits.memory_mb) * 1024 * 1024,
+                                exp.origin_of("/limits/trial_memory_mb") + " at /limits/trial_memory_mb"};
+  if (!(trial_budget.bytes > 0)) trial_budget = budget.trial_default;
 
   // Enumerate cells: the last axis moves fastest.
   std::vector<std::size_t> position(axes.size(), 0);
@@ -554,6 +562,17 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry, co
                                  {"data_seed", t.data_seed},
                                  {"estimator_seed", t.estimator_seed}});
         t.code = code_identity(t, registry);
+        t.memory_budget = trial_budget;
+        // Repetitions differ only in their seeds: one check per cell and estimator.
+        if (rep == 0) {
+          const TrialFootprint footprint = trial_footprint(t, registry);
+          const std::string over = over_budget(footprint, trial_budget);
+          if (!over.empty()) {
+            const std::string& path = footprint.largest().path;
+            cell_ctx.fail_message(path.empty() ? "/estimators/" + std::to_string(e) : path,
+                                  (axes.empty() ? std::string() : "in sweep cell " + coords.dump() + ": ") + over);
+          }
+        }
         plan.trials.push_back(std::move(t));
       }
     }
@@ -565,7 +584,8 @@ Json trial_spec_to_json(const TrialSpec& t) {
   return Json{{"cell", t.cell}, {"coordinates", t.coordinates}, {"repetition", t.repetition},
               {"estimator_index", t.estimator_index}, {"label", t.label}, {"data", t.data}, {"estimator", t.estimator},
               {"metrics", t.metrics}, {"record_every", t.record_every}, {"data_seed", t.data_seed},
-              {"estimator_seed", t.estimator_seed}, {"key", t.key}, {"code", t.code}};
+              {"estimator_seed", t.estimator_seed}, {"key", t.key}, {"code", t.code},
+              {"memory_budget", {{"bytes", t.memory_budget.bytes}, {"source", t.memory_budget.source}}}};
 }
 
 TrialSpec trial_spec_from_json(const Json& j) {
@@ -583,6 +603,7 @@ TrialSpec trial_spec_from_json(const Json& j) {
   t.estimator_seed = j.at("estimator_seed").get<std::uint64_t>();
   t.key = j.at("key").get<std::string>();
   t.code = j.at("code");
+  t.memory_budget = MemoryBudget{j.at("memory_budget").at("bytes").get<double>(), j.at("memory_budget").at("source").get<std::string>()};
   return t;
 }
 

@@ -299,6 +299,20 @@ std::unique_ptr<Component> Registry::create_component(const Json& ref, Kind kind
   return r.factory(Params(values, path), BuildContext{*this});
 }
 
+Footprint Registry::footprint(const Json& ref, Kind kind, const FootprintContext& context) const {
+  const std::string name = ref.is_string() ? ref.get<std::string>() : ref.value("name", std::string{});
+  const Registration& r = get(name, kind);
+  if (!r.footprint) {  // undeclared: holds nothing we know of, and passes the shape it was given on
+    Footprint unknown;
+    unknown.data = context.data;
+    return unknown;
+  }
+  Json values = ref.is_object() ? ref : Json::object();
+  values.erase("name");
+  values.erase("label");
+  return r.footprint(Params(values), context);
+}
+
 void ValidationContext::fail(const std::string& path, const std::string& expected, const Json& found) const {
   std::string shown = found.dump();
   if (shown.size() > 80) shown = shown.substr(0, 77) + "...";

@@ -6,6 +6,7 @@
 #include "rankone/core/errors.hpp"
 #include "rankone/interfaces/estimator.hpp"
 #include "rankone/interfaces/metric.hpp"
+#include "rankone/runner/memory_budget.hpp"
 #include "rankone/runner/runner.hpp"
 
 namespace rankone {
@@ -86,13 +87,25 @@ TrialRecord run_trial(const TrialSpec& spec, const Registry& registry) {
   };
   std::unique_ptr<DataSource> source;
   std::unique_ptr<Estimator> estimator;
+  double estimated_bytes = 0;  // the footprint with what the source read: stored beside the measured peak
   std::vector<std::unique_ptr<Metric>> metrics;
   try {
     source = registry.create<DataSource>(spec.data, Kind::data_source, "/data");
     estimator = registry.create<Estimator>(spec.estimator, Kind::estimator, "/estimators/" + std::to_string(spec.estimator_index));
     for (std::size_t m = 0; m < spec.metrics.size(); ++m)
       metrics.push_back(registry.create<Metric>(spec.metrics[m], Kind::metric, "/metrics/" + std::to_string(m)));
+    source->set_shape_budget(shape_budget(spec, registry));
     source->open(spec.data_seed);
+    // What was read may be larger than the parameters said (a file's dimension): check it all again.
+    DataFootprint read;
+    read.shape = source->shape();
+    if (source->finite() && source->size()) read.training_instances = static_cast<double>(*source->size());
+    const TrialFootprint footprint = trial_footprint(spec, registry, read);
+    estimated_bytes = footprint.bytes();
+    const std::string over = over_budget(footprint, spec.memory_budget);
+    if (!over.empty())
+      throw DataError("at /data: the data of source '" + spec.data["name"].get<std::string>() + "' is " +
+                      std::to_string(read.shape.d1) + " × " + std::to_string(read.shape.d2) + ": " + over);
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {
@@ -192,6 +205,7 @@ TrialRecord run_trial(const TrialSpec& spec, const Registry& registry) {
   } catch (const std::exception& e) {  // an estimate that cannot be decomposed loses only its spectrum
     rec.diagnostics["error"] = e.what();
   }
+  rec.diagnostics["estimated_memory_mb"] = estimated_bytes / (1024.0 * 1024.0);
   return rec;
 }
 

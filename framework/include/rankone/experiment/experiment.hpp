@@ -47,6 +47,12 @@ ComposedExperiment compose_experiment(const std::filesystem::path& file, const s
 /// Parses a JSON file (comments allowed); syntax errors name the file, line and column.
 Json read_json_file(const std::filesystem::path& file);
 
+/// What one trial may hold in memory, checked before it runs (runner/memory_budget.hpp).
+struct MemoryBudget {
+  double bytes = 0;    ///< 0: not checked
+  std::string source;  ///< where the figure comes from, for messages ("--max-memory 4096")
+};
+
 /// One trial: a sweep cell × a repetition × an estimator.
 struct TrialSpec {
   std::size_t cell = 0;
@@ -62,6 +68,7 @@ struct TrialSpec {
   std::uint64_t estimator_seed = 0;  ///< from the data seed and the estimator's label
   std::string key;                   ///< content key: identical trials have identical keys
   Json code = Json::object();        ///< the code that runs it (runner/code_identity.hpp); not in the key
+  MemoryBudget memory_budget;        ///< what it may hold; sources reading their shape check against it; not in the key
 };
 
 /// A trial as JSON and back, e.g. to hand it to the process that runs it.
@@ -85,14 +92,19 @@ struct Plan {
 
 /// What a study may use, checked before anything runs.
 struct StudyBudget {
-  std::uint64_t memory_bytes = 0;  ///< for the plan and for each trial
+  std::uint64_t memory_bytes = 0;  ///< for planning the trials
   std::string source;              ///< where the figure comes from, for messages ("--max-memory 4096")
-  /// The machine's physical memory.
+  /// For each trial: when `bytes` is 0, the experiment's "limits"/"trial_memory_mb", else `trial_default`.
+  MemoryBudget trial;
+  MemoryBudget trial_default;
+  /// The machine's physical memory, for the plan and for each trial.
   static StudyBudget machine();
 };
 
 /// Validates the composed experiment against the registry (every cell) and lists its trials.
-/// A study too large to plan within the budget is a ConfigError at /repetitions or /sweep.
+/// A study too large to plan within the budget is a ConfigError at /repetitions or /sweep; a trial
+/// whose estimated footprint exceeds the per-trial budget is a ConfigError at the JSON path of its
+/// largest part, with the estimate and the limit.
 Plan plan_experiment(const ComposedExperiment& experiment, const Registry& registry,
                      const StudyBudget& budget = StudyBudget::machine());
 

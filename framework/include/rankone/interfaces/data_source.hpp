@@ -2,6 +2,7 @@
 /// \file DataSource: a stream of batches, finite or endless, with optional ground truth and
 /// held-out test set.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,7 +49,16 @@ class DataSource : public Component {
   /// set, a detected header, a dense or sparse design): stored with the trial, printed once a study.
   const std::vector<std::string>& notes() const { return notes_; }
 
+  /// Says whether a problem of a shape fits the trial's memory budget: "" when it does, else why
+  /// not ("estimator 'spectral' would need 14.9 GiB, more than …"). Set by the runner before `open`.
+  using ShapeBudget = std::function<std::string(const ProblemShape&)>;
+  void set_shape_budget(ShapeBudget budget) { shape_budget_ = std::move(budget); }
+
  protected:
+  /// What a source reading its shape from the data (a file's largest feature index, a raw id, an
+  /// image's header) calls before allocating for it: "" when `shape` fits the budget, else why not,
+  /// for the DataError that names the record.
+  std::string over_budget(const ProblemShape& shape) const { return shape_budget_ ? shape_budget_(shape) : ""; }
   virtual Batch produce(Index n) = 0;
   /// Records a note (once: repeated notes are kept once).
   void note(std::string text);
@@ -56,6 +66,7 @@ class DataSource : public Component {
  private:
   Index samples_drawn_ = 0;
   std::vector<std::string> notes_;
+  ShapeBudget shape_budget_;
 };
 
 }  // namespace rankone

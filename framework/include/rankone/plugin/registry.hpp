@@ -11,6 +11,7 @@
 #include "rankone/core/errors.hpp"
 #include "rankone/core/params.hpp"
 #include "rankone/interfaces/component.hpp"
+#include "rankone/interfaces/footprint.hpp"
 
 namespace rankone {
 
@@ -28,6 +29,8 @@ struct BuildContext {
 };
 
 using Factory = std::function<std::unique_ptr<Component>(const Params&, const BuildContext&)>;
+/// What a component will hold at its peak, from its validated parameters (interfaces/footprint.hpp).
+using FootprintModel = std::function<Footprint(const Params&, const FootprintContext&)>;
 
 /// One plugin: identity, documentation, declared parameters and a factory.
 struct Registration {
@@ -42,6 +45,9 @@ struct Registration {
   /// for a source). The conformance test builds every plugin from it.
   Json example = Json::object();
   Factory factory;
+  /// Its memory footprint; without one the component counts as holding nothing (the trial's memory
+  /// limit still stops it at run time). Every built-in sampler, source and estimator declares one.
+  FootprintModel footprint;
   std::string library;    ///< filled in by the loader: the shared library it came from
 };
 
@@ -70,6 +76,8 @@ class Registry {
 
   /// Creates a component from a validated plugin reference `{"name": ..., params...}`.
   std::unique_ptr<Component> create_component(const Json& ref, Kind kind, const std::string& path) const;
+  /// The footprint of the component a validated reference would create, in `context`.
+  Footprint footprint(const Json& ref, Kind kind, const FootprintContext& context) const;
   template <class T>
   std::unique_ptr<T> create(const Json& ref, Kind kind, const std::string& path = "") const {
     auto c = create_component(ref, kind, path);
