@@ -2,9 +2,30 @@
 #include <memory>
 
 #include "gfm_one_pass.hpp"
+#include "rankone/linalg/eigensolvers.hpp"
 #include "rankone/plugin/plugin_api.hpp"
 
 namespace rankone::gfm {
+
+/// The larger of the spectral start (its batch and eigensolver) and an iteration (the fresh batch,
+/// the one kept for the noise floor when there is a truth, the n × k products), plus the factors.
+Footprint gfm_footprint(const Params& p, const FootprintContext& c) {
+  const DataFootprint& data = c.data;
+  const double n = static_cast<double>(p.integer("batch_size"));
+  const double n0 = p.has("init_batch_size") ? static_cast<double>(p.integer("init_batch_size")) : n;
+  const Index k = p.integer("rank");
+  const double d = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
+  const double start = batch_bytes(data, n0) + product_packing_bytes(d, n0) +
+                       eigensolver_bytes(data.shape.d1, data.shape.d2, k, 2 * 8.0 * n0 * data.measurements_per_instance);
+  // Its dense products run on blocks of 2048 instances: no packing of the whole batch.
+  const double step = (data.has_truth ? 2 : 1) * batch_bytes(data, n) +
+                      dense_bytes(n * data.measurements_per_instance, 5.0 * static_cast<double>(k) + 3);
+  Footprint f;
+  if (start > step) f.add("spectral start on " + format_count(n0) + " instances", start);
+  else f.add(std::string(data.has_truth ? "two batches" : "a batch") + " of " + format_count(n) + " instances and the iteration's products", step);
+  f.add("factors, their previous and best copies", 5 * dense_bytes(d + d2, static_cast<double>(k)));
+  return f;
+}
 
 PluginDescriptor describe_gfm() {
   Registration r;
@@ -50,6 +71,7 @@ PluginDescriptor describe_gfm() {
     estimator->configure_stall(p);
     return estimator;
   };
+  r.footprint = gfm_footprint;
   PluginDescriptor d;
   d.registrations.push_back(std::move(r));
   return d;

@@ -123,6 +123,15 @@ Registration base(std::string name, std::string summary) {
   r.name = std::move(name);
   r.summary = std::move(summary);
   r.doc_page = "docs/plugins/metrics.md";
+  // Exact from the factors, unless a model removes its diagonal: then both are formed densely and
+  // the difference decomposed (about five d1 × d2 matrices resident).
+  r.footprint = [](const Params&, const FootprintContext& c) {
+    Footprint f;
+    if (c.data.zero_diagonal_model)
+      f.add("dense comparison of zero-diagonal models (d1 × d2)",
+            dense_spectrum_bytes(static_cast<double>(c.data.shape.d1), static_cast<double>(c.data.shape.d2)));
+    return f;
+  };
   return r;
 }
 

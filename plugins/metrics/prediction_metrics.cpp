@@ -120,6 +120,14 @@ Registration registration(std::string name, std::string summary, std::string cit
   r.citation = std::move(citation);
   r.doc_page = "docs/plugins/metrics.md";
   r.factory = [](const Params&, const BuildContext&) { return std::make_unique<M>(); };
+  // The scores of every test measurement, the forward map's temporaries and a residual or ranking.
+  r.footprint = [](const Params&, const FootprintContext& c) {
+    const double n = c.data.test_instances;
+    Footprint f;
+    f.add("scores of the test set", 4 * dense_bytes(n, c.data.test_measurements_per_instance) +
+                                        product_packing_bytes(static_cast<double>(c.data.shape.d1), n));
+    return f;
+  };
   return r;
 }
 

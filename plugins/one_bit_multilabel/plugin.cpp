@@ -1,10 +1,12 @@
 // Registrations of the one-bit single-label multi-label plugin (docs/plugins/one_bit_mll.md,
 // docs/plugins/multilabel_baselines.md, docs/plugins/multilabel_metrics.md).
+#include <algorithm>
 #include <memory>
 
 #include "baselines.hpp"
 #include "label_metrics.hpp"
 #include "one_bit_mll.hpp"
+#include "rankone/linalg/eigensolvers.hpp"
 #include "rankone/plugin/plugin_api.hpp"
 
 namespace rankone::one_bit {
@@ -25,6 +27,54 @@ void declare_training(Schema& s) {
             "instances in the fixed training set drawn at start; default: one pass of a finite source")
       .make_nullable()
       .at_least(1);
+}
+
+/// Instances of a batch baseline's training set: `training_size`, else one pass of a finite source.
+double training_instances(const Params& p, const DataFootprint& data) {
+  return p.has("training_size") ? static_cast<double>(p.integer("training_size")) : data.training_instances;
+}
+
+/// The initialisation (its batch and eigensolver on the 2k-column dilation) or a power step (a fresh
+/// batch, the residual and the forward map over every measurement), plus the dilation basis.
+Footprint one_bit_footprint(const Params& p, const FootprintContext& c) {
+  const DataFootprint& data = c.data;
+  const double n = static_cast<double>(p.integer("batch_size"));
+  const double n0 = p.has("init_batch_size") ? static_cast<double>(p.integer("init_batch_size")) : n;
+  const double m = data.measurements_per_instance;
+  const double d1 = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
+  const Index k = p.integer("rank");
+  const double start = batch_bytes(data, n0) + eigensolver_bytes(data.shape.d1, data.shape.d2, k, 2 * 8.0 * n0 * m);
+  const double step = batch_bytes(data, n) + 4 * dense_bytes(n, m) + product_packing_bytes(d1, n);
+  Footprint f;
+  f.add(start > step ? "initialisation on " + format_count(n0) + " instances" : "power step on " + format_count(n) + " instances",
+        std::max(start, step));
+  f.add("dilation basis and model (2k columns, with copies)", 6 * dense_bytes(d1 + d2, 2.0 * static_cast<double>(k)));
+  return f;
+}
+
+/// The training set held for the run and the Newton–CG vectors over its measurements.
+Footprint leml_footprint(const Params& p, const FootprintContext& c) {
+  const DataFootprint& data = c.data;
+  const double n = training_instances(p, data);
+  Footprint f;
+  f.add("training set of " + format_count(n) + " instances and the Newton–CG vectors over its labels",
+        batch_bytes(data, n) + 8 * dense_bytes(n, data.measurements_per_instance) +
+            product_packing_bytes(static_cast<double>(data.shape.d1), n));
+  return f;
+}
+
+/// Dense d1 × d2 weights: the training set, n × d2 score temporaries (every label is scored) and
+/// about nine d1 × d2 matrices in the solver (Newton–CG for the SVM, SVD thresholding for the trace norm).
+Footprint dense_weights_footprint(const Params& p, const FootprintContext& c) {
+  const DataFootprint& data = c.data;
+  const double n = training_instances(p, data);
+  const double d1 = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
+  Footprint f;
+  f.add("training set of " + format_count(n) + " instances, its scores for every label",
+        batch_bytes(data, n) + 2 * dense_bytes(n, d2) + 6 * dense_bytes(n, data.measurements_per_instance) +
+            product_packing_bytes(d1, n));
+  f.add("dense weights and the solver's copies (d1 × d2)", 9 * dense_bytes(d1, d2) + dense_bytes(d2, d2));
+  return f;
 }
 
 void declare_newton(Schema& s, std::int64_t newton_steps) {
@@ -62,6 +112,7 @@ Registration one_bit_registration() {
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return with_stall_fit(std::make_unique<OneBitMultilabel>(p), p);
   };
+  r.footprint = one_bit_footprint;
   return r;
 }
 
@@ -85,6 +136,7 @@ Registration leml_registration() {
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return with_stall_fit(std::make_unique<Leml>(p), p);
   };
+  r.footprint = leml_footprint;
   return r;
 }
 
@@ -102,6 +154,7 @@ Registration svm_registration() {
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<OneVsAllSvm>(p);
   };
+  r.footprint = dense_weights_footprint;
   return r;
 }
 
@@ -125,6 +178,7 @@ Registration trace_registration(const std::string& name, LossKind loss, const st
   r.factory = [loss](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return with_stall_fit(std::make_unique<TraceNormRegression>(p, loss), p);
   };
+  r.footprint = dense_weights_footprint;
   return r;
 }
 
@@ -152,6 +206,11 @@ Registration precision_registration() {
   r.schema.integer("k", 1, "labels ranked per instance").at_least(1);
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<PrecisionAtK>(p.integer("k"));
+  };
+  r.footprint = [](const Params&, const FootprintContext& c) {  // every label of every test instance scored
+    Footprint f;
+    f.add("scores of every test label", 3 * dense_bytes(c.data.test_instances, static_cast<double>(c.data.shape.d2)));
+    return f;
   };
   return r;
 }

@@ -97,6 +97,12 @@ Registration metric_registration(std::string name, std::string summary) {
   r.name = std::move(name);
   r.summary = std::move(summary);
   r.doc_page = "docs/plugins/completion_metrics.md";
+  // Predictions on the test entries, their differences and the forward map's temporaries.
+  r.footprint = [](const Params&, const FootprintContext& c) {
+    Footprint f;
+    f.add("predictions on the test set", 6 * dense_bytes(c.data.test_instances, c.data.test_measurements_per_instance));
+    return f;
+  };
   return r;
 }
 
@@ -125,6 +131,11 @@ std::vector<Registration> completion_metric_registrations() {
   dump.example = {{"path", "/dev/null"}};
   dump.factory = [](const Params& p, const BuildContext&) {
     return std::make_unique<ExportMatrix>(p.string("path"), p.string("test_path"));
+  };
+  dump.footprint = [](const Params&, const FootprintContext& c) {  // M formed densely (for a moment twice when symmetrised)
+    Footprint f;
+    f.add("the dense estimate (d1 × d2)", dense_bytes(static_cast<double>(c.data.shape.d1), static_cast<double>(c.data.shape.d2)));
+    return f;
   };
   out.push_back(std::move(dump));
   return out;

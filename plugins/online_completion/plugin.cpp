@@ -1,5 +1,7 @@
 // Registrations of omc_psd, omc_general_theoretical, omc_general, als_completion, sgd_mf, bias_baseline and
 // the completion metrics (test_relative_error, test_psnr, export_matrix).
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <type_traits>
 
@@ -7,6 +9,7 @@
 #include "completion_metrics.hpp"
 #include "offline_estimators.hpp"
 #include "online_estimators.hpp"
+#include "rankone/linalg/eigensolvers.hpp"
 #include "rankone/plugin/plugin_api.hpp"
 
 namespace rankone::online_completion {
@@ -59,6 +62,45 @@ void declare_online(Schema& s) {
   IterativeEstimator::declare_stall_fit(s);
 }
 
+/// The warm start (its entries, a copy of their values, omc_psd's hash of them, and the eigensolver)
+/// or the steady state (a batch, the one kept for the noise floor with a truth, the undo log), plus
+/// the factors with their saved and best copies (omc_general_theoretical: its per-step SVD copies too).
+FootprintModel online_footprint(double factor_copies, double warm_bytes_per_entry) {
+  return [factor_copies, warm_bytes_per_entry](const Params& p, const FootprintContext& c) {
+    const DataFootprint& data = c.data;
+    const double d1 = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
+    const double d = std::max(d1, d2);
+    const Index k = p.integer("rank");
+    const double warm = p.has("warm_start_samples")
+                            ? static_cast<double>(p.integer("warm_start_samples"))
+                            : std::ceil(p.number("warm_start_factor") * d * static_cast<double>(k) * std::log(std::max(d, 2.0)));
+    const double n = static_cast<double>(p.integer("batch_size"));
+    const double start = batch_bytes(data, warm) + warm_bytes_per_entry * warm + eigensolver_bytes(data.shape.d1, data.shape.d2, k, 0);
+    const double step = (data.has_truth ? 2 : 1) * batch_bytes(data, n) + dense_bytes(n, 2.0 * static_cast<double>(k) + 2);
+    Footprint f;
+    f.add(start > step ? "warm start on " + format_count(warm) + " entries" : "batches of " + format_count(n) + " entries",
+          std::max(start, step));
+    f.add("factors and their copies", factor_copies * dense_bytes(d1 + d2, static_cast<double>(k) + 2));
+    return f;
+  };
+}
+
+/// The observed set of the whole training pass (the served batch, then 32 bytes an entry indexed by
+/// row and column), the spectral start and the factors with their copies.
+Footprint offline_footprint(const Params& p, const FootprintContext& c) {
+  const DataFootprint& data = c.data;
+  const double n = data.training_instances;
+  const Index k = p.has("rank") ? p.integer("rank") : 0;
+  const double spectral = p.has("init") && p.string("init") == "spectral"
+                              ? 8 * n + eigensolver_bytes(data.shape.d1, data.shape.d2, std::max<Index>(k, 1), 0)
+                              : 0.0;
+  Footprint f;
+  f.add("observed set of " + format_count(n) + " entries", batch_bytes(data, n) + 32 * n + spectral);
+  f.add("factors, biases and their copies",
+        dense_bytes(static_cast<double>(data.shape.d1 + data.shape.d2), 4.0 * static_cast<double>(k) + 4));
+  return f;
+}
+
 /// An iterative estimator with the validated `stall_fit` applied.
 std::unique_ptr<Component> with_stall_fit(std::unique_ptr<IterativeEstimator> estimator, const Params& p) {
   estimator->configure_stall(p);
@@ -75,6 +117,8 @@ Registration online_registration(std::string name, std::string summary, std::str
   r.doc_page = std::move(doc);
   declare_online(r.schema);
   r.example = {{"rank", 2}};
+  r.footprint = online_footprint(std::is_same_v<Estimator, OnlineGeneralTheoretical> ? 9 : 4,
+                                 std::is_same_v<Estimator, OnlinePsd> ? 8 + 16 : 8);  // measured: benchmarks/memory_estimates.py
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     OnlineOptions options(p);
     // U U' + b 1' + 1 c' is not symmetric: the PSD estimator takes a scalar offset only.
@@ -132,6 +176,7 @@ PluginDescriptor describe_online_completion() {
   als.doc_page = "docs/plugins/als_completion.md";
   declare_offline(als.schema, 50, false);
   als.example = {{"rank", 2}};
+  als.footprint = offline_footprint;
   als.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return with_stall_fit(std::make_unique<AlsCompletion>(OfflineOptions(p)), p);
   };
@@ -146,6 +191,7 @@ PluginDescriptor describe_online_completion() {
   sgd.doc_page = "docs/plugins/sgd_mf.md";
   declare_offline(sgd.schema, 100, true);
   sgd.example = {{"rank", 2}};
+  sgd.footprint = offline_footprint;
   sgd.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return with_stall_fit(std::make_unique<SgdMf>(OfflineOptions(p)), p);
   };
@@ -171,6 +217,7 @@ PluginDescriptor describe_online_completion() {
                                                          p.number("tolerance")),
                           p);
   };
+  biases.footprint = offline_footprint;
   d.registrations.push_back(std::move(biases));
 
   for (Registration& metric : completion_metric_registrations()) d.registrations.push_back(std::move(metric));

@@ -21,12 +21,20 @@ std::unique_ptr<Component> construct(const Params& p, Make make) {
   }
 }
 
+/// A design vector of dimension d: d doubles (dense samplers), or one index (one-hot).
+Footprint design_bytes(double bytes) {
+  Footprint f;
+  f.data.instance_bytes = bytes;
+  return f;
+}
+
 Registration sampler(std::string name, std::string summary) {
   Registration r;
   r.kind = Kind::sampler;
   r.name = std::move(name);
   r.summary = std::move(summary);
   r.doc_page = kDocPage;
+  r.footprint = [](const Params&, const FootprintContext& c) { return design_bytes(dense_bytes(c.data.shape.d1, 1)); };
   return r;
 }
 
@@ -78,6 +86,7 @@ Registration one_hot() {
   r.factory = [](const Params& p, const BuildContext&) {
     return construct(p, [&] { return std::make_unique<OneHotSampler>(p.number("scale")); });
   };
+  r.footprint = [](const Params&, const FootprintContext&) { return design_bytes(sizeof(std::int32_t)); };  // IndexVector
   return r;
 }
 

@@ -251,6 +251,7 @@ Registration csv_registration() {
   declare_feature_parameters(s);
   r.example = {{"file", "plugins/sources/examples/tiny.csv"}, {"labels", "y"}};
   r.factory = make_csv;
+  r.footprint = [](const Params& p, const FootprintContext& c) { return file_source_footprint(p, c, RecordShape::dense_features); };
   return r;
 }
 

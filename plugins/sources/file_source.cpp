@@ -329,8 +329,40 @@ void FileSource::prepare(Record& r, const RecordReader& from) const {
   }
 }
 
+ProblemShape FileSource::declared_shape(std::int64_t max_feature, std::int64_t max_row, std::int64_t max_col) const {
+  if (layout_.entries)
+    return ProblemShape{layout_.rows > 0 ? layout_.rows : max_row + 1, layout_.cols > 0 ? layout_.cols : max_col + 1, false};
+  const Index d1 = layout_.dim > 0 ? layout_.dim : max_feature + 1;
+  return ProblemShape{d1, config_.classes > 0 ? config_.classes : d1, op_->symmetric()};
+}
+
+void FileSource::check_declared(const ProblemShape& shape, const Record& r, const RecordReader& from) {
+  if (shape.d1 <= fits_up_to_.d1 && shape.d2 <= fits_up_to_.d2) return;
+  const ProblemShape doubled{std::max(shape.d1, 2 * fits_up_to_.d1), std::max(shape.d2, 2 * fits_up_to_.d2), shape.symmetric};
+  if (over_budget(doubled).empty()) {
+    fits_up_to_ = doubled;
+    return;
+  }
+  const std::string over = over_budget(shape);
+  if (over.empty()) {
+    fits_up_to_ = shape;
+    return;
+  }
+  std::string what;
+  if (layout_.entries) what = "its ids make the matrix " + grouped(shape.d1) + " × " + grouped(shape.d2);
+  else if (!r.feature_index.empty()) what = "its largest feature index makes the dimension " + grouped(shape.d1);
+  else what = "its " + grouped(static_cast<std::int64_t>(r.feature_value.size())) + " features make the dimension " + grouped(shape.d1);
+  throw DataError(from.source_name() + ":" + std::to_string(r.line) + ": " + what + ", and then " + over);
+}
+
 void FileSource::scan() {
   reader_->start(derive_seed(seed_, "order"));
+  fits_up_to_ = ProblemShape{};
+  if (const std::int64_t values = reader_->header_dimension(); values > 0) {
+    const std::string over = over_budget(declared_shape(values - 1, -1, -1));
+    if (!over.empty())
+      throw DataError(reader_->source_name() + ": its header declares records of " + grouped(values) + " values, and then " + over);
+  }
   std::fill(std::begin(counts_), std::end(counts_), 0);
   const bool want_stats = (config_.standardize != Standardize::none || layout_.may_have_missing) && !layout_.entries;
   std::int64_t max_feature = -1, max_row = -1, max_col = -1;
@@ -357,6 +389,7 @@ void FileSource::scan() {
     } else {
       max_feature = std::max(max_feature, static_cast<std::int64_t>(r.feature_value.size()) - 1);
     }
+    check_declared(declared_shape(max_feature, max_row, max_col), r, *reader_);
     if (part == Part::train && want_stats) {
       ++train_count;
       if (r.feature_index.empty()) {
@@ -483,6 +516,7 @@ void FileSource::scan_test_file(std::vector<Record>& reservoir, Rng& reservoir_r
     ++seen;
     if (!r.feature_index.empty()) {
       max_feature = std::max(max_feature, r.feature_index.back());
+      check_declared(declared_shape(max_feature, -1, -1), r, *test_reader_);
     } else if (train_dim > 0 && static_cast<std::int64_t>(r.feature_value.size()) != train_dim) {
       data_error(test_reader_->source_name(), r.line,
                  std::to_string(train_dim) + " features (as the records of " + reader_->source_name() + ")",
@@ -654,6 +688,36 @@ Batch FileSource::assemble(std::vector<Record>& records, bool test, std::uint64_
 namespace {
 constexpr double kDefaultTestFraction = 0.2;
 }  // namespace
+
+Footprint file_source_footprint(const Params& p, const FootprintContext& c, RecordShape records) {
+  constexpr double kRecord = sizeof(Record);
+  const bool entries = records == RecordShape::entries;
+  const bool single_label = !entries && p.has("classes");
+  const double d1 = static_cast<double>(c.data.shape.d1);
+  const double classes = single_label ? static_cast<double>(p.integer("classes")) : 0.0;
+  const bool dense = !entries && (p.has("design") ? p.string("design") == "dense" ||
+                                                        (p.string("design") == "auto" && records == RecordShape::dense_features)
+                                                  : records == RecordShape::dense_features);
+  Footprint f;
+  f.data.shape = c.data.shape;
+  f.data.training_instances = c.data.training_instances;
+  f.data.measurements_per_instance = single_label && p.string("label_view") == "full" ? classes : 1.0;
+  f.data.test_measurements_per_instance = single_label && p.boolean("test_full_labels") ? classes : 1.0;
+  const double design = entries ? 2 * sizeof(std::int32_t) : dense ? dense_bytes(d1, 1) : 2 * sizeof(std::int64_t);
+  // Regression on an asymmetric operator serves the design on both sides.
+  const double sides = !entries && !single_label && !c.data.shape.symmetric && c.data.shape.d1 > 0 ? 2 : 1;
+  const double served = sides * design + (single_label ? sizeof(std::int32_t) : 0.0);
+  const double record = kRecord + (entries ? 0.0 : dense ? dense_bytes(d1, 1) : 0.0);
+  f.data.instance_bytes = served + 8.0 * f.data.measurements_per_instance + record;
+  const double test = static_cast<double>(p.integer("test_cap"));
+  f.data.test_instances = test;
+  f.add("held-out set of up to " + format_count(test) + " instances, sampled through a reservoir",
+        test * (served + 8.0 * f.data.test_measurements_per_instance) + test * record);
+  if (p.integer("shuffle_buffer") > 0)
+    f.add("shuffle buffer", static_cast<double>(p.integer("shuffle_buffer")) * record);
+  if (!entries && p.string("standardize") != "none") f.add("feature statistics", 3 * dense_bytes(d1, 1));
+  return f;
+}
 
 std::string resolve_data_path(const std::string& path) {
   namespace fs = std::filesystem;

@@ -134,6 +134,9 @@ class RecordReader {
   /// Choices the reader made about the data that the user did not spell out (a detected header,
   /// remapped ids), after a full pass; the source records them as its notes.
   virtual std::vector<std::string> notes() const { return {}; }
+  /// The values in each record as a header declares them, known after `start` (0: no header says):
+  /// the source checks it against the memory budget before the first record is read.
+  virtual std::int64_t header_dimension() const { return 0; }
 };
 
 /// A count with a space between thousands ("50 000"), as the notes print it.
@@ -227,6 +230,13 @@ class FileSource final : public DataSource {
   /// have the training file's `train_dim` features; widens `max_feature` for sparse ones.
   void scan_test_file(std::vector<Record>& reservoir, Rng& reservoir_rng, std::int64_t train_dim,
                       std::int64_t& max_feature);
+  /// The shape a record's largest feature index (or row and column ids) declares.
+  ProblemShape declared_shape(std::int64_t max_feature, std::int64_t max_row, std::int64_t max_col) const;
+  /// Checks the shape record `r` declares against the trial's memory budget before anything is
+  /// allocated for it; a DataError names the record and the index. Checks twice the shape when it
+  /// fits, so that a growing index is checked O(log d) times.
+  void check_declared(const ProblemShape& shape, const Record& r, const RecordReader& from);
+  ProblemShape fits_up_to_;  ///< shapes up to this one fit the budget
 
   std::string name_;
   FileSourceConfig config_;
@@ -250,6 +260,15 @@ class FileSource final : public DataSource {
 };
 
 // ---- Registration helpers shared by the formats ----
+
+/// The layout of a format's records, as far as its footprint needs it.
+enum class RecordShape { dense_features, sparse_features, entries };
+/// What a file source holds and serves, from its parameters and what it has read (the dimension
+/// and, once open, the training instances): the held-out set (twice while it is sampled), the shuffle
+/// buffer, standardisation statistics, and per served instance its design plus the parsed record
+/// that `produce` holds while it assembles the batch. Sparse records count their fixed part only:
+/// their nonzeros are not known before reading (the trial's memory limit still applies).
+Footprint file_source_footprint(const Params& p, const FootprintContext& c, RecordShape records);
 
 /// Declares the parameters every file source has (operator, split, shuffle, test cap).
 void declare_common_parameters(Schema& s, const std::string& default_operator);

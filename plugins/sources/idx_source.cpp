@@ -234,6 +234,7 @@ Registration idx_registration() {
   r.example = {{"file", "plugins/sources/examples/tiny-images.idx"},
                {"labels", "plugins/sources/examples/tiny-labels.idx"}};
   r.factory = make_idx;
+  r.footprint = [](const Params& p, const FootprintContext& c) { return file_source_footprint(p, c, RecordShape::dense_features); };
   return r;
 }
 

@@ -211,6 +211,7 @@ Registration image_registration() {
   declare_common_parameters(s, "entry");
   r.example = {{"file", "plugins/sources/examples/tiny.png"}};
   r.factory = make_image;
+  r.footprint = [](const Params& p, const FootprintContext& c) { return file_source_footprint(p, c, RecordShape::entries); };
   return r;
 }
 

@@ -182,6 +182,7 @@ Registration libsvm_registration() {
   declare_feature_parameters(s);
   r.example = {{"file", "plugins/sources/examples/tiny.svm"}};
   r.factory = make_libsvm;
+  r.footprint = [](const Params& p, const FootprintContext& c) { return file_source_footprint(p, c, RecordShape::sparse_features); };
   return r;
 }
 

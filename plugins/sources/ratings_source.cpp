@@ -203,6 +203,7 @@ Registration ratings_registration() {
   declare_common_parameters(s, "entry");
   r.example = {{"file", "plugins/sources/examples/tiny.ratings.csv"}};
   r.factory = make_ratings;
+  r.footprint = [](const Params& p, const FootprintContext& c) { return file_source_footprint(p, c, RecordShape::entries); };
   return r;
 }
 

@@ -377,6 +377,50 @@ std::unique_ptr<Component> make_synthetic(const Params& p, const BuildContext& c
   return std::make_unique<SyntheticSource>(std::move(config), std::move(op), std::move(left), std::move(right));
 }
 
+/// Bytes of one design of `sampler` in dimension `dim` (its declared footprint).
+double design_bytes(const Registry& registry, const Json& sampler, Index dim) {
+  DataFootprint design;
+  design.shape.d1 = dim;
+  return registry.footprint(sampler, Kind::sampler, FootprintContext{registry, design}).data.instance_bytes;
+}
+
+/// The served instance (designs, responses), the truth, the test set and the cached chunk.
+Footprint synthetic_footprint(const Params& p, const FootprintContext& ctx) {
+  const auto op = ctx.registry.create<SensingOperator>(p.raw("operator"), Kind::sensing_operator, p.path_of("operator"));
+  const Index d1 = p.integer("d");
+  const Index d2 = p.has("d2") ? p.integer("d2") : d1;
+  Footprint f;
+  f.data.shape = ProblemShape{d1, d2, op->symmetric()};
+  const double left = design_bytes(ctx.registry, p.raw("sampler"), d1);
+  double right = 0;
+  if (!op->symmetric()) {
+    if (p.has("right_sampler")) right = design_bytes(ctx.registry, p.raw("right_sampler"), d2);
+    else if (accepts(op->accepted_right(), ctx.registry.create<Sampler>(p.raw("sampler"), Kind::sampler)->kind()))
+      right = left * static_cast<double>(d2) / static_cast<double>(d1);
+    else right = sizeof(std::int32_t);  // a label index
+  }
+  const double labels = static_cast<double>(d2);
+  f.data.measurements_per_instance = p.boolean("full_labels") ? labels : 1.0;
+  f.data.instance_bytes = left + (p.boolean("full_labels") ? 0.0 : right) + 8.0 * f.data.measurements_per_instance;
+  if (p.has("size")) f.data.training_instances = static_cast<double>(p.integer("size"));
+  f.data.test_instances = static_cast<double>(p.integer("test_size"));
+  f.data.test_measurements_per_instance = p.boolean("test_full_labels") ? labels : 1.0;
+  f.data.has_truth = true;
+  f.data.zero_diagonal_model = p.string("truth") == "fm" || p.string("truth") == "zero_diagonal";
+
+  const double factors = static_cast<double>(p.integer("rank") + static_cast<Index>(p.numbers("tail").size()));
+  f.add("planted truth (factors " + format_count(static_cast<double>(d1)) + " + " + format_count(static_cast<double>(d2)) +
+            " × " + format_count(factors) + ", w)",
+        dense_bytes(static_cast<double>(d1 + d2), factors) + dense_bytes(static_cast<double>(d1), 1));
+  if (f.data.test_instances > 0) {
+    const double test_instance = left + (p.boolean("test_full_labels") ? 0.0 : right) + 8.0 * f.data.test_measurements_per_instance;
+    f.add("test set of " + format_count(f.data.test_instances) + " instances", f.data.test_instances * test_instance);
+  }
+  f.add("cached chunk of " + std::to_string(SyntheticSource::kChunk) + " instances",
+        static_cast<double>(SyntheticSource::kChunk) * f.data.instance_bytes);
+  return f;
+}
+
 }  // namespace
 
 Registration synthetic_registration() {
@@ -428,6 +472,7 @@ Registration synthetic_registration() {
       .at_least(1);
   r.example = {{"d", 10}};
   r.factory = make_synthetic;
+  r.footprint = synthetic_footprint;
   return r;
 }
 

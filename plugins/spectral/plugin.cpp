@@ -1,10 +1,24 @@
 // Registration of the `spectral` estimator (docs/plugins/spectral.md).
 #include <memory>
 
+#include "rankone/linalg/eigensolvers.hpp"
 #include "rankone/plugin/plugin_api.hpp"
 #include "spectral_estimator.hpp"
 
 namespace rankone::spectral {
+
+/// One batch, Eigen's packing of its design, the eigensolver (its products weight every
+/// measurement) and the factors.
+Footprint spectral_footprint(const Params& p, const FootprintContext& c) {
+  const DataFootprint& data = c.data;
+  const double n = static_cast<double>(p.integer("batch_size"));
+  const Index k = p.integer("rank");
+  Footprint f;
+  f.add("batch of " + format_count(n) + " instances", batch_bytes(data, n) + product_packing_bytes(static_cast<double>(data.shape.d1), n));
+  f.add("eigensolver", eigensolver_bytes(data.shape.d1, data.shape.d2, k, 2 * 8.0 * n * data.measurements_per_instance));
+  f.add("factors", dense_bytes(static_cast<double>(data.shape.d1 + data.shape.d2), static_cast<double>(k)));
+  return f;
+}
 
 PluginDescriptor describe_spectral() {
   Registration r;
@@ -21,6 +35,7 @@ PluginDescriptor describe_spectral() {
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<SpectralEstimator>(p);
   };
+  r.footprint = spectral_footprint;
   PluginDescriptor d;
   d.registrations.push_back(std::move(r));
   return d;
