@@ -76,6 +76,23 @@ TEST_CASE("every plugin conforms", "[conformance]") {
           break;
         }
       }
+
+      // Its memory footprint (checked against the budget before a study runs) is declared by every
+      // built-in sampler, source and estimator, finite, and does not shrink as the problem grows.
+      if (r->kind == Kind::sampler || r->kind == Kind::data_source || r->kind == Kind::estimator)
+        CHECK(static_cast<bool>(r->footprint));
+      auto bytes_at = [&](Index d) {
+        DataFootprint data;
+        data.shape = ProblemShape{d, d, false};
+        data.instance_bytes = 8.0 * static_cast<double>(d);
+        data.training_instances = 1000;
+        data.test_instances = 100;
+        return registry.footprint(resolved, r->kind, FootprintContext{registry, data}).bytes();
+      };
+      const double small = bytes_at(300), large = bytes_at(3000);
+      CHECK(std::isfinite(small));
+      CHECK(small >= 0);
+      CHECK(large >= small);
     }
   }
 }

@@ -174,6 +174,51 @@ std::vector<Case> data_file_cases() {
   };
 }
 
+/// Resource bombs: refused with exit 2 before anything runs (or, for what a file declares, at the
+/// record that declares it), naming the JSON path or the line, the estimate and the limit.
+std::vector<Case> budget_cases() {
+  auto study = [](const std::string& source, const std::string& estimator = R"({"name": "spectral", "rank": 1, "batch_size": 3})") {
+    return R"({"name": "b", "data": )" + source + R"(, "estimators": [)" + estimator + R"(], "metrics": ["samples"]})";
+  };
+  const std::string small = study(R"({"name": "synthetic", "d": 10, "rank": 1})");
+  const std::string libsvm = study(R"({"name": "libsvm", "file": "{dir}/data.svm", "test_fraction": 0})");
+  const std::string ratings = study(R"({"name": "ratings", "file": "{dir}/r.csv", "ids": "zero_based", "test_fraction": 0})",
+                                    R"({"name": "sgd_mf", "max_iterations": 1})");
+  // An IDX header declaring 2^27 one-byte values a record (and one record).
+  const std::string idx_header = std::string("\0\0\x08\x02\0\0\0\x01\x08\0\0\0", 12);
+  const std::string idx = study(R"({"name": "idx", "file": "{dir}/x.idx", "test_fraction": 0})");
+  return {
+      {"budget", "a dimension of 10^9", {{"e.json", study(R"({"name": "synthetic", "d": 1000000000, "rank": 1})")}},
+       "validate {dir}/e.json", 2, {"{dir}/e.json: at /data: a trial would need about", "TiB, more than the per-trial memory budget of",
+                                    "(the machine's physical memory)", "source 'synthetic': cached chunk of 256 instances"}},
+      {"budget", "a batch of 10^12", {{"e.json", study(R"({"name": "synthetic", "d": 10, "rank": 1})", R"({"name": "spectral", "batch_size": 1000000000000})")}},
+       "plan {dir}/e.json --out {dir}/out", 2, {"{dir}/e.json: at /estimators/0: a trial would need about", "estimator 'spectral': batch of 1e+12 instances"}},
+      {"budget", "a d² estimator on a large d", {{"e.json", study(R"({"name": "synthetic", "d": 200000, "rank": 1, "operator": {"name": "symmetric_rank_one", "first_order": true}})",
+                                                                  R"({"name": "ridge"})")}},
+       "run {dir}/e.json --out {dir}/out", 2, {"at /estimators/0", "estimator 'ridge': scatter matrix and its solve", "(the default trial memory limit"}},
+      {"budget", "--max-memory below a small study", {{"e.json", small}}, "validate {dir}/e.json --max-memory 8", 2,
+       {"{dir}/e.json: at /data: a trial would need about", "more than the per-trial memory budget of 8.00 MiB (--max-memory 8)"}},
+      {"budget", "--max-memory also bounds the plan", {{"e.json", with(small, R"("repetitions": 100000)")}}, "validate {dir}/e.json --max-memory 100", 2,
+       {"at /repetitions: the study has 1e+05 trials", "(--max-memory 100)"}},
+      {"budget", "--max-memory not a number", {{"e.json", small}}, "run {dir}/e.json --max-memory lots", 2, {"--max-memory: expected a number, found 'lots'"}},
+      {"budget", "--max-memory zero", {{"e.json", small}}, "plan {dir}/e.json --max-memory 0", 2, {"--max-memory: expected a whole number of MiB from 1"}},
+      {"budget", "the experiment's trial_memory_mb is the budget", {{"e.json", with(small, R"("limits": {"trial_memory_mb": 4})")}}, "validate {dir}/e.json", 2,
+       {"more than the per-trial memory budget of 4.00 MiB ({dir}/e.json at /limits/trial_memory_mb)"}},
+      {"budget", "a sweep cell that cannot fit", {{"e.json", with(small, R"("sweep": {"grid": {"data.d": [10, 100000000]}})")}}, "validate {dir}/e.json", 2,
+       {"{dir}/e.json: at /data: in sweep cell {\"data.d\":100000000}: a trial would need"}},
+      {"budget", "libsvm: one index declares a dimension of 10^9", {{"e.json", libsvm}, {"data.svm", "1 1:1\n0 2:1\n1 1000000000:1\n"}},
+       "run {dir}/e.json --out {dir}/out --max-memory 2048", 2,
+       {"{dir}/data.svm:3: its largest feature index makes the dimension 1 000 000 000, and then a trial would need about",
+        "(--max-memory 2048)"}},
+      {"budget", "ratings: raw ids declare a 10^9 × 10^9 matrix", {{"e.json", ratings}, {"r.csv", "0,0,1\n1,1,2\n999999999,999999999,3\n"}},
+       "run {dir}/e.json --out {dir}/out --max-memory 1024", 2,
+       {"{dir}/r.csv:3: its ids make the matrix 1 000 000 000 × 1 000 000 000, and then a trial would need about"}},
+      {"budget", "idx: a header declaring 2^27 values a record", {{"e.json", idx}, {"x.idx", idx_header}},
+       "run {dir}/e.json --out {dir}/out --max-memory 512", 2,
+       {"{dir}/x.idx: its header declares records of 134 217 728 values, and then a trial would need about"}},
+  };
+}
+
 std::vector<Case> output_cases() {
   return {
       {"output", "export onto a device", {}, "export {dir}/out --output /dev/full", 1, {"cannot write /dev/full: it exists and is not a regular file"}},
@@ -215,6 +260,10 @@ TEST_CASE("hostile command-line overrides and options", "[hostile][override]") {
 
 TEST_CASE("hostile data files", "[hostile][data]") {
   for (const auto& c : data_file_cases()) run_case(c);
+}
+
+TEST_CASE("resource bombs are refused before they allocate", "[hostile][budget]") {
+  for (const auto& c : budget_cases()) run_case(c);
 }
 
 TEST_CASE("hostile output targets", "[hostile][output]") {
