@@ -16,7 +16,7 @@ Footprint gfm_footprint(const Params& p, const FootprintContext& c) {
   const Index k = p.integer("rank");
   const double d = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
   const double start = batch_bytes(data, n0) + product_packing_bytes(d, n0) +
-                       eigensolver_bytes(data.shape.d1, data.shape.d2, k, 2 * 8.0 * n0 * data.measurements_per_instance);
+                       eigensolver_bytes(data.shape.d1, data.shape.d2, k, 2 * 8.0 * n0);
   // Its dense products run on blocks of 2048 instances: no packing of the whole batch.
   const double step = (data.has_truth ? 2 : 1) * batch_bytes(data, n) +
                       dense_bytes(n * data.measurements_per_instance, 5.0 * static_cast<double>(k) + 3);

@@ -43,8 +43,8 @@ SvdResult top_k_singular(const LinearMap& apply, const LinearMap& apply_transpos
 /// The peak bytes `top_k_singular` (or `top_k_symmetric`, d1 = d2) holds, for memory footprints:
 /// the Krylov blocks (about 25 matrices of max(d1, d2) × (k + oversampling)), or on the dense path
 /// the formed d1 × d2 matrix with its decomposition (about four of it) and the map applied to an
-/// identity. `bytes_per_column` is what applying the map to one column allocates (e.g. 2 × 8 bytes
-/// per measurement for a sensing adjoint).
+/// identity. `bytes_per_column` is what applying the map to one column allocates (2 × 8 bytes per
+/// instance for a sensing adjoint: its weights and projections, an n × b block for b columns).
 double eigensolver_bytes(Index d1, Index d2, Index k, double bytes_per_column, const EigenOptions& opts = {});
 
 /// Thin QR: the orthonormal factor Q (d × k) of X (Householder).
