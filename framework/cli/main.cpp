@@ -194,19 +194,24 @@ double parse_number(const std::string& option, const std::string& v) {
   throw UsageError(option + ": expected a number, found '" + v + "'");
 }
 
-/// What validate, plan and run may let a study use: `--max-memory MB` for the plan and for each
-/// trial, else the machine's memory for the plan and, for each trial, `trial_default`.
-StudyBudget study_budget(const Args& a, std::optional<MemoryBudget> trial_default = std::nullopt) {
+/// A whole number of MiB from 1 to 10^12 given with `option`, or nothing when it is not given.
+std::optional<std::int64_t> megabytes_option(const Args& a, const std::string& option) {
+  if (!a.options.count(option)) return std::nullopt;
+  const std::string& v = a.options.at(option);
+  const double mb = parse_number(option, v);
+  if (!(mb >= 1) || mb != std::floor(mb) || mb > 1e12)
+    throw UsageError(option + ": expected a whole number of MiB from 1 to 10^12, found '" + v + "'");
+  return static_cast<std::int64_t>(mb);
+}
+
+/// What validate, plan and run may let a study use: `--max-memory MB` bounds the plan and each
+/// trial (StudyBudget says how it combines with the trial's limit and the machine).
+StudyBudget study_budget(const Args& a) {
   StudyBudget budget = StudyBudget::machine();
-  if (trial_default) budget.trial_default = *trial_default;
-  if (a.options.count("--max-memory")) {
-    const std::string& v = a.options.at("--max-memory");
-    const double mb = parse_number("--max-memory", v);
-    if (!(mb >= 1) || mb != std::floor(mb) || mb > 1e12)
-      throw UsageError("--max-memory: expected a whole number of MiB from 1 to 10^12, found '" + v + "'");
-    budget.memory_bytes = static_cast<std::uint64_t>(mb) * 1024 * 1024;
-    budget.source = "--max-memory " + v;
-    budget.trial = MemoryBudget{static_cast<double>(budget.memory_bytes), budget.source};
+  if (const auto mb = megabytes_option(a, "--max-memory")) {
+    budget.memory_bytes = std::min<std::uint64_t>(budget.memory_bytes, static_cast<std::uint64_t>(*mb) * 1024 * 1024);
+    budget.source = "--max-memory " + a.options.at("--max-memory");
+    budget.max_memory = MemoryBudget{static_cast<double>(*mb) * 1024 * 1024, budget.source};
   }
   return budget;
 }
@@ -220,13 +225,11 @@ TrialLimits trial_limits(const Args& a, const Plan& plan, int concurrent_trials)
     if (!(s > 0)) throw UsageError("--trial-seconds: expected a number of seconds > 0, found '" + a.options.at("--trial-seconds") + "'");
     limits.seconds = s;
   }
-  if (a.options.count("--trial-memory")) {
-    const double mb = parse_number("--trial-memory", a.options.at("--trial-memory"));
-    if (!(mb >= 1) || mb != std::floor(mb))
-      throw UsageError("--trial-memory: expected a whole number of MiB ≥ 1, found '" + a.options.at("--trial-memory") + "'");
-    limits.memory_mb = static_cast<std::int64_t>(mb);
-  }
+  if (const auto mb = megabytes_option(a, "--trial-memory")) limits.memory_mb = *mb;
   if (!limits.memory_mb) limits.memory_mb = isolation::default_memory_limit_mb(concurrent_trials);
+  // A trial is stopped at --max-memory too: what was refused above it before running is not let
+  // through by an estimate that fell short.
+  if (const auto mb = megabytes_option(a, "--max-memory")) limits.memory_mb = std::min(*limits.memory_mb, *mb);
   return limits;
 }
 
@@ -235,14 +238,15 @@ int cmd_run(const Args& a, const std::string& cmdline) {
   const Registry registry = load_registry(&exp);
   // Each trial's budget is the limit it will run under, unless --max-memory says otherwise.
   const int jobs_asked = parse_jobs(a);
-  std::optional<MemoryBudget> trial_limit;
-  if (a.options.count("--trial-memory"))
-    trial_limit = MemoryBudget{parse_number("--trial-memory", a.options.at("--trial-memory")) * 1024 * 1024,
-                               "--trial-memory " + a.options.at("--trial-memory")};
-  StudyBudget budget = study_budget(
-      a, MemoryBudget{static_cast<double>(isolation::default_memory_limit_mb(jobs_asked)) * 1024 * 1024,
-                      "the default trial memory limit: 90 % of the machine's memory shared by --jobs " + std::to_string(jobs_asked)});
-  if (trial_limit && !(budget.trial.bytes > 0)) budget.trial = *trial_limit;
+  StudyBudget budget = study_budget(a);
+  if (const auto mb = megabytes_option(a, "--trial-memory"))
+    budget.trial_limit = MemoryBudget{static_cast<double>(*mb) * 1024 * 1024, "--trial-memory " + a.options.at("--trial-memory")};
+  budget.default_limit = [jobs_asked](std::size_t trials) {
+    const int at_once = static_cast<int>(std::min<std::size_t>(jobs_asked, std::max<std::size_t>(trials, 1)));
+    return MemoryBudget{static_cast<double>(isolation::default_memory_limit_mb(at_once)) * 1024 * 1024,
+                        "the default trial memory limit: 90 % of the machine's memory shared by " + std::to_string(at_once) +
+                            (at_once == 1 ? " trial" : " trials") + " at once"};
+  };
   const Plan plan = plan_experiment(exp, registry, budget);
   if (a.flags.count("--keep-stale") && a.flags.count("--rerun-all"))
     throw UsageError("--keep-stale and --rerun-all contradict each other; give one");

@@ -200,12 +200,13 @@ SvdResult dense_singular(const LinearMap& apply, const LinearMap& apply_transpos
 Matrix orthonormalize(const Matrix& X) { return thin_qr(X).Q; }
 
 double eigensolver_bytes(Index d1, Index d2, Index k, double bytes_per_column, const EigenOptions& opts) {
-  const Index small = std::min(d1, d2);
-  const Index b = std::min(small, k + std::max<Index>(opts.oversampling, 0));
-  if (small <= opts.dense_below || kKrylovDepth * b > small)
-    return 4 * 8.0 * static_cast<double>(d1) * static_cast<double>(d2) + bytes_per_column * static_cast<double>(small);
-  return 25 * 8.0 * static_cast<double>(std::max(d1, d2)) * static_cast<double>(b) +
-         bytes_per_column * static_cast<double>(kKrylovDepth * b);
+  // In doubles: the sizes come from user input, before any check that they fit an Index product.
+  const double small = static_cast<double>(std::min(d1, d2));
+  const double b = std::min(small, static_cast<double>(k) + static_cast<double>(std::max<Index>(opts.oversampling, 0)));
+  const double depth = static_cast<double>(kKrylovDepth);
+  if (small <= static_cast<double>(opts.dense_below) || depth * b > small)
+    return 4 * 8.0 * static_cast<double>(d1) * static_cast<double>(d2) + bytes_per_column * small;
+  return 25 * 8.0 * static_cast<double>(std::max(d1, d2)) * b + bytes_per_column * depth * b;
 }
 
 EigenResult top_k_symmetric(const LinearMap& apply, Index d, Index k, Rng& rng, const EigenOptions& opts) {

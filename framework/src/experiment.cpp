@@ -374,14 +374,19 @@ namespace {
 
 /// The number of cells, after checking that the study's trials can be planned within the memory
 /// budget (counted without overflow: a sweep of a thousand axes must not wrap around).
-std::size_t check_study_size(const std::vector<SweepAxis>& axes, std::int64_t repetitions, std::size_t estimators,
+std::size_t check_study_size(const std::vector<SweepAxis>& axes, std::int64_t repetitions, const Json& doc,
                              const StudyBudget& budget, const ValidationContext& ctx) {
+  const std::size_t estimators = doc["estimators"].size();
   long double cells = 1, trials = 0;
   for (const auto& a : axes) cells *= static_cast<long double>(a.size());
   trials = cells * static_cast<long double>(repetitions) * static_cast<long double>(estimators);
-  // A planned trial holds its resolved configuration and code identity: a few kilobytes.
-  constexpr long double kBytesPerTrial = 8192;
-  const long double needed = trials * kBytesPerTrial;
+  // A planned trial holds copies of its source, estimator and metrics and its code identity: a few
+  // kilobytes, and about six bytes of parsed JSON per byte of their text.
+  std::size_t largest_estimator = 0;
+  for (const auto& e : doc["estimators"]) largest_estimator = std::max(largest_estimator, e.dump().size());
+  const long double bytes_per_trial =
+      8192 + 6.0L * static_cast<long double>(doc["data"].dump().size() + doc["metrics"].dump().size() + largest_estimator);
+  const long double needed = trials * bytes_per_trial;
   if (needed > static_cast<long double>(budget.memory_bytes)) {
     char text[256];
     std::snprintf(text, sizeof text,
@@ -400,7 +405,7 @@ StudyBudget StudyBudget::machine() {
   StudyBudget b;
   b.memory_bytes = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
   b.source = "the machine's physical memory";
-  b.trial_default = MemoryBudget{static_cast<double>(b.memory_bytes), b.source};
+  b.machine_memory = MemoryBudget{static_cast<double>(b.memory_bytes), b.source};
   return b;
 }
 
@@ -461,15 +466,21 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry, co
   for (const auto& a : axes)
     for (const auto& p : a.paths) plan.axes.push_back(p);
 
-  MemoryBudget trial_budget = budget.trial;
-  if (!(trial_budget.bytes > 0) && plan.limits.memory_mb)
-    trial_budget = MemoryBudget{static_cast<double>(*plan.limits.memory_mb) * 1024 * 1024,
-                                exp.origin_of("/limits/trial_memory_mb") + " at /limits/trial_memory_mb"};
-  if (!(trial_budget.bytes > 0)) trial_budget = budget.trial_default;
 
   // Enumerate cells: the last axis moves fastest.
   std::vector<std::size_t> position(axes.size(), 0);
-  const std::size_t cell_count = check_study_size(axes, repetitions, doc["estimators"].size(), budget, ctx);
+  const std::size_t cell_count = check_study_size(axes, repetitions, doc, budget, ctx);
+  MemoryBudget trial_budget = budget.machine_memory;
+  auto tighten = [&trial_budget](const std::optional<MemoryBudget>& b) {
+    if (b && b->bytes > 0 && b->bytes < trial_budget.bytes) trial_budget = *b;
+  };
+  tighten(budget.max_memory);
+  if (budget.trial_limit) tighten(budget.trial_limit);
+  else if (plan.limits.memory_mb)
+    tighten(MemoryBudget{static_cast<double>(*plan.limits.memory_mb) * 1024 * 1024,
+                         exp.origin_of("/limits/trial_memory_mb") + " at /limits/trial_memory_mb"});
+  else if (budget.default_limit)
+    tighten(budget.default_limit(cell_count * static_cast<std::size_t>(repetitions) * doc["estimators"].size()));
 
   for (std::size_t cell = 0; cell < cell_count; ++cell) {
     std::size_t rest = cell;

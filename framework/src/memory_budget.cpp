@@ -22,6 +22,7 @@ std::string format_bytes(double bytes) {
   }
   char buf[48];
   if (u == 0) std::snprintf(buf, sizeof buf, "%.0f bytes", bytes);
+  else if (bytes >= 1024) std::snprintf(buf, sizeof buf, "%.3g %s", bytes, units[u]);  // beyond EiB: 1.2e+20 EiB
   else std::snprintf(buf, sizeof buf, bytes < 10 ? "%.2f %s" : bytes < 100 ? "%.1f %s" : "%.0f %s", bytes, units[u]);
   return buf;
 }
@@ -77,9 +78,18 @@ TrialFootprint trial_footprint(const TrialSpec& spec, const Registry& registry, 
   add("/estimators/" + std::to_string(spec.estimator_index), "estimator '" + spec.label + "'", estimator);
   FootprintContext on_models{registry, source.data};
   on_models.data.zero_diagonal_model = source.data.zero_diagonal_model || estimator.data.zero_diagonal_model;
-  for (std::size_t m = 0; m < spec.metrics.size(); ++m)
-    add("/metrics/" + std::to_string(m), "metric '" + spec.metrics[m]["name"].get<std::string>() + "'",
-        registry.footprint(spec.metrics[m], Kind::metric, on_models));
+  // Metrics are evaluated one after another: only the largest one's workspace is alive at a time.
+  std::size_t largest = spec.metrics.size();
+  Footprint largest_metric;
+  for (std::size_t m = 0; m < spec.metrics.size(); ++m) {
+    Footprint f = registry.footprint(spec.metrics[m], Kind::metric, on_models);
+    if (largest == spec.metrics.size() || f.bytes() > largest_metric.bytes()) {
+      largest = m;
+      largest_metric = std::move(f);
+    }
+  }
+  if (largest < spec.metrics.size())
+    add("/metrics/" + std::to_string(largest), "metric '" + spec.metrics[largest]["name"].get<std::string>() + "'", largest_metric);
   return trial;
 }
 

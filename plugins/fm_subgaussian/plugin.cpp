@@ -37,7 +37,7 @@ void declare_alternating(Schema& s, Index default_batch) {
 FootprintModel alternating_footprint(bool zero_diagonal) {
   return [zero_diagonal](const Params& p, const FootprintContext& c) {
     const DataFootprint& data = c.data;
-    const double n = static_cast<double>(p.integer("batch_size"));
+    const double n = served_instances(c.data, static_cast<double>(p.integer("batch_size")));
     const double d = static_cast<double>(data.shape.d1);
     const double start = batch_bytes(data, n) + 4 * dense_bytes(d, n);
     const double step = (data.has_truth ? 2 : 1) * batch_bytes(data, n) + 2 * dense_bytes(d, n);
@@ -72,7 +72,7 @@ Footprint conventional_fm_footprint(const Params& p, const FootprintContext& c) 
 /// dense copies.
 Footprint ridge_footprint(const Params& p, const FootprintContext& c) {
   const DataFootprint& data = c.data;
-  const double n = static_cast<double>(p.integer("batch_size"));
+  const double n = served_instances(c.data, static_cast<double>(p.integer("batch_size")));
   const double d = static_cast<double>(data.shape.d1);
   Footprint f;
   f.add("scatter matrix and its solve ((d + 1)² each)", 7 * dense_bytes(d + 1, d + 1));

@@ -11,8 +11,8 @@ namespace rankone::gfm {
 /// the one kept for the noise floor when there is a truth, the n × k products), plus the factors.
 Footprint gfm_footprint(const Params& p, const FootprintContext& c) {
   const DataFootprint& data = c.data;
-  const double n = static_cast<double>(p.integer("batch_size"));
-  const double n0 = p.has("init_batch_size") ? static_cast<double>(p.integer("init_batch_size")) : n;
+  const double n = served_instances(c.data, static_cast<double>(p.integer("batch_size")));
+  const double n0 = p.has("init_batch_size") ? served_instances(c.data, static_cast<double>(p.integer("init_batch_size"))) : n;
   const Index k = p.integer("rank");
   const double d = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
   const double start = batch_bytes(data, n0) + product_packing_bytes(d, n0) +

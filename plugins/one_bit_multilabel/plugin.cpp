@@ -31,15 +31,15 @@ void declare_training(Schema& s) {
 
 /// Instances of a batch baseline's training set: `training_size`, else one pass of a finite source.
 double training_instances(const Params& p, const DataFootprint& data) {
-  return p.has("training_size") ? static_cast<double>(p.integer("training_size")) : data.training_instances;
+  return p.has("training_size") ? served_instances(data, static_cast<double>(p.integer("training_size"))) : data.training_instances;
 }
 
 /// The initialisation (its batch and eigensolver on the 2k-column dilation) or a power step (a fresh
 /// batch, the residual and the forward map over every measurement), plus the dilation basis.
 Footprint one_bit_footprint(const Params& p, const FootprintContext& c) {
   const DataFootprint& data = c.data;
-  const double n = static_cast<double>(p.integer("batch_size"));
-  const double n0 = p.has("init_batch_size") ? static_cast<double>(p.integer("init_batch_size")) : n;
+  const double n = served_instances(c.data, static_cast<double>(p.integer("batch_size")));
+  const double n0 = p.has("init_batch_size") ? served_instances(c.data, static_cast<double>(p.integer("init_batch_size"))) : n;
   const double m = data.measurements_per_instance;
   const double d1 = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
   const Index k = p.integer("rank");
@@ -192,6 +192,13 @@ Registration recovery_error_registration() {
   r.schema.boolean("normalize_columns", false, "scale every column of W to unit norm first (W* has unit columns)");
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<RecoveryError>(p.boolean("normalize_columns"));
+  };
+  r.footprint = [](const Params&, const FootprintContext& c) {  // dense when a model removes its diagonal
+    Footprint f;
+    if (c.data.zero_diagonal_model)
+      f.add("dense comparison of zero-diagonal models (d1 × d2)",
+            dense_spectrum_bytes(static_cast<double>(c.data.shape.d1), static_cast<double>(c.data.shape.d2)));
+    return f;
   };
   return r;
 }

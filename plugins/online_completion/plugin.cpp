@@ -74,7 +74,7 @@ FootprintModel online_footprint(double factor_copies, double warm_bytes_per_entr
     const double warm = p.has("warm_start_samples")
                             ? static_cast<double>(p.integer("warm_start_samples"))
                             : std::ceil(p.number("warm_start_factor") * d * static_cast<double>(k) * std::log(std::max(d, 2.0)));
-    const double n = static_cast<double>(p.integer("batch_size"));
+    const double n = served_instances(c.data, static_cast<double>(p.integer("batch_size")));
     const double start = batch_bytes(data, warm) + warm_bytes_per_entry * warm + eigensolver_bytes(data.shape.d1, data.shape.d2, k, 0);
     const double step = (data.has_truth ? 2 : 1) * batch_bytes(data, n) + dense_bytes(n, 2.0 * static_cast<double>(k) + 2);
     Footprint f;
@@ -97,7 +97,7 @@ Footprint offline_footprint(const Params& p, const FootprintContext& c) {
   Footprint f;
   f.add("observed set of " + format_count(n) + " entries", batch_bytes(data, n) + 32 * n + spectral);
   f.add("factors, biases and their copies",
-        dense_bytes(static_cast<double>(data.shape.d1 + data.shape.d2), 4.0 * static_cast<double>(k) + 4));
+        dense_bytes(static_cast<double>(data.shape.d1) + static_cast<double>(data.shape.d2), 4.0 * static_cast<double>(k) + 4));
   return f;
 }
 

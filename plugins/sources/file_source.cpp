@@ -10,6 +10,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <utility>
 
 namespace rankone::sources {
@@ -92,7 +93,13 @@ bool LineReader::fill() {
     end_ -= begin_;
     begin_ = 0;
   }
-  if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);
+  if (end_ == buffer_.size()) {
+    // A line is held whole (and a CSV line split into fields): a longer one is refused, not buffered.
+    if (buffer_.size() >= kMaxLineBytes)
+      data_error(name(), line_number_ + 1, "a line of at most " + grouped(static_cast<std::int64_t>(kMaxLineBytes >> 20)) + " MiB",
+                 "a longer line");
+    buffer_.resize(buffer_.size() * 2);
+  }
   const std::size_t got = stream_->read(buffer_.data() + end_, buffer_.size() - end_);
   if (got == 0) eof_ = true;
   end_ += got;
@@ -338,7 +345,8 @@ ProblemShape FileSource::declared_shape(std::int64_t max_feature, std::int64_t m
 
 void FileSource::check_declared(const ProblemShape& shape, const Record& r, const RecordReader& from) {
   if (shape.d1 <= fits_up_to_.d1 && shape.d2 <= fits_up_to_.d2) return;
-  const ProblemShape doubled{std::max(shape.d1, 2 * fits_up_to_.d1), std::max(shape.d2, 2 * fits_up_to_.d2), shape.symmetric};
+  const auto twice = [](Index d) { return d > std::numeric_limits<Index>::max() / 2 ? std::numeric_limits<Index>::max() : 2 * d; };
+  const ProblemShape doubled{std::max(shape.d1, twice(fits_up_to_.d1)), std::max(shape.d2, twice(fits_up_to_.d2)), shape.symmetric};
   if (over_budget(doubled).empty()) {
     fits_up_to_ = doubled;
     return;
@@ -358,10 +366,10 @@ void FileSource::check_declared(const ProblemShape& shape, const Record& r, cons
 void FileSource::scan() {
   reader_->start(derive_seed(seed_, "order"));
   fits_up_to_ = ProblemShape{};
-  if (const std::int64_t values = reader_->header_dimension(); values > 0) {
-    const std::string over = over_budget(declared_shape(values - 1, -1, -1));
-    if (!over.empty())
-      throw DataError(reader_->source_name() + ": its header declares records of " + grouped(values) + " values, and then " + over);
+  check_header(*reader_);
+  if (layout_.dim > 0 || layout_.rows > 0 || layout_.cols > 0) {  // a dimension given as a parameter
+    const std::string over = over_budget(declared_shape(-1, -1, -1));
+    if (!over.empty()) throw DataError(reader_->source_name() + ": the dimension its parameters declare is too large: " + over);
   }
   std::fill(std::begin(counts_), std::end(counts_), 0);
   const bool want_stats = (config_.standardize != Standardize::none || layout_.may_have_missing) && !layout_.entries;
@@ -505,10 +513,19 @@ std::string grouped(std::int64_t n) {
   return out;
 }
 
+void FileSource::check_header(const RecordReader& reader) const {
+  if (const std::int64_t values = reader.header_dimension(); values > 0) {
+    const std::string over = over_budget(declared_shape(values - 1, -1, -1));
+    if (!over.empty())
+      throw DataError(reader.source_name() + ": its header declares records of " + grouped(values) + " values, and then " + over);
+  }
+}
+
 void FileSource::scan_test_file(std::vector<Record>& reservoir, Rng& reservoir_rng, std::int64_t train_dim,
                                 std::int64_t& max_feature) {
   const bool hold = !config_.evaluate_validation;  // else the test file is only validated and counted
   test_reader_->start(derive_seed(seed_, "order"));
+  check_header(*test_reader_);
   std::int64_t& seen = counts_[static_cast<int>(Part::test)];
   Record r;
   while (test_reader_->next(r)) {
@@ -693,13 +710,19 @@ Footprint file_source_footprint(const Params& p, const FootprintContext& c, Reco
   constexpr double kRecord = sizeof(Record);
   const bool entries = records == RecordShape::entries;
   const bool single_label = !entries && p.has("classes");
-  const double d1 = static_cast<double>(c.data.shape.d1);
+  const double d1 = static_cast<double>(c.data.shape.d1 > 0 || !p.has("dimension") ? c.data.shape.d1 : p.integer("dimension"));
   const double classes = single_label ? static_cast<double>(p.integer("classes")) : 0.0;
   const bool dense = !entries && (p.has("design") ? p.string("design") == "dense" ||
                                                         (p.string("design") == "auto" && records == RecordShape::dense_features)
                                                   : records == RecordShape::dense_features);
   Footprint f;
   f.data.shape = c.data.shape;
+  // Before reading, what the parameters declare: a dimension, a matrix's rows and columns, the labels.
+  if (f.data.shape.d1 == 0 && p.has("dimension")) f.data.shape.d1 = p.integer("dimension");
+  if (f.data.shape.d1 == 0 && p.has("users")) f.data.shape.d1 = p.integer("users");
+  if (f.data.shape.d2 == 0 && p.has("items")) f.data.shape.d2 = p.integer("items");
+  if (f.data.shape.d2 == 0 && single_label) f.data.shape.d2 = p.integer("classes");
+  if (f.data.shape.d2 == 0 && !entries) f.data.shape.d2 = f.data.shape.d1;  // regression: M is d × d
   f.data.training_instances = c.data.training_instances;
   f.data.measurements_per_instance = single_label && p.string("label_view") == "full" ? classes : 1.0;
   f.data.test_measurements_per_instance = single_label && p.boolean("test_full_labels") ? classes : 1.0;

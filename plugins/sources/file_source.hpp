@@ -49,6 +49,8 @@ StreamOpener memory_opener(std::string bytes, std::string name = "<memory>");
 /// Splits a byte stream into lines ('\n' or "\r\n"), checking that each is valid UTF-8.
 class LineReader {
  public:
+  /// The longest line read (a line of 10⁶ sparse features is about 16 MiB).
+  static constexpr std::size_t kMaxLineBytes = std::size_t{64} << 20;
   explicit LineReader(std::unique_ptr<ByteStream> stream);
   /// The next line without its terminator; false at the end of the stream.
   bool next(std::string& line);
@@ -236,6 +238,8 @@ class FileSource final : public DataSource {
   /// allocated for it; a DataError names the record and the index. Checks twice the shape when it
   /// fits, so that a growing index is checked O(log d) times.
   void check_declared(const ProblemShape& shape, const Record& r, const RecordReader& from);
+  /// Checks the record size a reader's header declares (IDX) before its first record is read.
+  void check_header(const RecordReader& reader) const;
   ProblemShape fits_up_to_;  ///< shapes up to this one fit the budget
 
   std::string name_;

@@ -396,7 +396,7 @@ Footprint synthetic_footprint(const Params& p, const FootprintContext& ctx) {
   if (!op->symmetric()) {
     if (p.has("right_sampler")) right = design_bytes(ctx.registry, p.raw("right_sampler"), d2);
     else if (accepts(op->accepted_right(), ctx.registry.create<Sampler>(p.raw("sampler"), Kind::sampler)->kind()))
-      right = left * static_cast<double>(d2) / static_cast<double>(d1);
+      right = design_bytes(ctx.registry, p.raw("sampler"), d2);
     else right = sizeof(std::int32_t);  // a label index
   }
   const double labels = static_cast<double>(d2);
@@ -408,10 +408,10 @@ Footprint synthetic_footprint(const Params& p, const FootprintContext& ctx) {
   f.data.has_truth = true;
   f.data.zero_diagonal_model = p.string("truth") == "fm" || p.string("truth") == "zero_diagonal";
 
-  const double factors = static_cast<double>(p.integer("rank") + static_cast<Index>(p.numbers("tail").size()));
+  const double factors = static_cast<double>(p.integer("rank")) + static_cast<double>(p.numbers("tail").size());
   f.add("planted truth (factors " + format_count(static_cast<double>(d1)) + " + " + format_count(static_cast<double>(d2)) +
             " × " + format_count(factors) + ", w)",
-        dense_bytes(static_cast<double>(d1 + d2), factors) + dense_bytes(static_cast<double>(d1), 1));
+        dense_bytes(static_cast<double>(d1) + static_cast<double>(d2), factors) + dense_bytes(static_cast<double>(d1), 1));
   if (f.data.test_instances > 0) {
     const double test_instance = left + (p.boolean("test_full_labels") ? 0.0 : right) + 8.0 * f.data.test_measurements_per_instance;
     f.add("test set of " + format_count(f.data.test_instances) + " instances", f.data.test_instances * test_instance);

@@ -11,12 +11,12 @@ namespace rankone::spectral {
 /// measurement) and the factors.
 Footprint spectral_footprint(const Params& p, const FootprintContext& c) {
   const DataFootprint& data = c.data;
-  const double n = static_cast<double>(p.integer("batch_size"));
+  const double n = served_instances(c.data, static_cast<double>(p.integer("batch_size")));
   const Index k = p.integer("rank");
   Footprint f;
   f.add("batch of " + format_count(n) + " instances", batch_bytes(data, n) + product_packing_bytes(static_cast<double>(data.shape.d1), n));
   f.add("eigensolver", eigensolver_bytes(data.shape.d1, data.shape.d2, k, 2 * 8.0 * n));
-  f.add("factors", dense_bytes(static_cast<double>(data.shape.d1 + data.shape.d2), static_cast<double>(k)));
+  f.add("factors", dense_bytes(static_cast<double>(data.shape.d1) + static_cast<double>(data.shape.d2), static_cast<double>(k)));
   return f;
 }
 

@@ -183,7 +183,7 @@ std::vector<Case> budget_cases() {
   const std::string small = study(R"({"name": "synthetic", "d": 10, "rank": 1})");
   const std::string libsvm = study(R"({"name": "libsvm", "file": "{dir}/data.svm", "test_fraction": 0})");
   const std::string ratings = study(R"({"name": "ratings", "file": "{dir}/r.csv", "ids": "zero_based", "test_fraction": 0})",
-                                    R"({"name": "sgd_mf", "max_iterations": 1})");
+                                    R"({"name": "spectral", "rank": 1, "batch_size": 3})");
   // An IDX header declaring 2^27 one-byte values a record (and one record).
   const std::string idx_header = std::string("\0\0\x08\x02\0\0\0\x01\x08\0\0\0", 12);
   const std::string idx = study(R"({"name": "idx", "file": "{dir}/x.idx", "test_fraction": 0})");
@@ -193,13 +193,35 @@ std::vector<Case> budget_cases() {
                                     "(the machine's physical memory)", "source 'synthetic': cached chunk of 256 instances"}},
       {"budget", "a batch of 10^12", {{"e.json", study(R"({"name": "synthetic", "d": 10, "rank": 1})", R"({"name": "spectral", "batch_size": 1000000000000})")}},
        "plan {dir}/e.json --out {dir}/out", 2, {"{dir}/e.json: at /estimators/0: a trial would need about", "estimator 'spectral': batch of 1e+12 instances"}},
-      {"budget", "a d² estimator on a large d", {{"e.json", study(R"({"name": "synthetic", "d": 200000, "rank": 1, "operator": {"name": "symmetric_rank_one", "first_order": true}})",
-                                                                  R"({"name": "ridge"})")}},
-       "run {dir}/e.json --out {dir}/out", 2, {"at /estimators/0", "estimator 'ridge': scatter matrix and its solve", "(the default trial memory limit"}},
+      {"budget", "a metric that goes dense on a large d", {{"e.json", R"({"name": "b", "data": {"name": "synthetic", "d": 200000, "rank": 1, "truth": "fm"},
+          "estimators": [{"name": "spectral", "rank": 1, "batch_size": 3}], "metrics": ["relative_error_M"]})"}},
+       "run {dir}/e.json --out {dir}/out", 2, {"at /metrics/0", "metric 'relative_error_M': dense comparison of zero-diagonal models", "(the default trial memory limit"}},
       {"budget", "--max-memory below a small study", {{"e.json", small}}, "validate {dir}/e.json --max-memory 8", 2,
        {"{dir}/e.json: at /data: a trial would need about", "more than the per-trial memory budget of 8.00 MiB (--max-memory 8)"}},
       {"budget", "--max-memory also bounds the plan", {{"e.json", with(small, R"("repetitions": 100000)")}}, "validate {dir}/e.json --max-memory 100", 2,
        {"at /repetitions: the study has 1e+05 trials", "(--max-memory 100)"}},
+      {"budget", "int64 extremes in every size", {{"e.json", study(R"({"name": "synthetic", "d": 9223372036854775807, "d2": 9223372036854775807, "rank": 9223372036854775807, "test_size": 9223372036854775807})",
+                                                                    R"({"name": "spectral", "rank": 9223372036854775807, "batch_size": 9223372036854775807})")}},
+       "validate {dir}/e.json", 2, {"{dir}/e.json: at /estimators/0: a trial would need about", "EiB"}},
+      {"budget", "a batch larger than a finite source counts what the source has",
+       {{"e.json", study(R"({"name": "synthetic", "d": 1000, "rank": 1, "size": 100})", R"({"name": "spectral", "rank": 1, "batch_size": 1000000000})")}},
+       "validate {dir}/e.json --max-memory 512", 0, {"valid (1 trials)"}},
+      {"budget", "metrics run one at a time: their workspaces are not added",
+       {{"e.json", R"({"name": "b", "data": {"name": "synthetic", "d": 3000, "rank": 1, "truth": "fm"}, "estimators": [{"name": "spectral", "rank": 1, "batch_size": 3}],
+          "metrics": ["relative_error_M", "combined_error", "subspace_angle", {"name": "relative_error_M", "norm": "frobenius"}]})"}},
+       "validate {dir}/e.json --max-memory 600", 0, {"valid (1 trials)"}},
+      {"budget", "the experiment's smaller limit wins over --max-memory", {{"e.json", with(small, R"("limits": {"trial_memory_mb": 4})")}},
+       "validate {dir}/e.json --max-memory 4096", 2, {"the per-trial memory budget of 4.00 MiB ({dir}/e.json at /limits/trial_memory_mb)"}},
+      {"budget", "a limit above the machine's memory does not raise the budget",
+       {{"e.json", with(study(R"({"name": "synthetic", "d": 100000000, "rank": 1})"), R"("limits": {"trial_memory_mb": 1000000000})")}},
+       "validate {dir}/e.json", 2, {"(the machine's physical memory)"}},
+      {"budget", "--trial-memory past 10^12 MiB", {{"e.json", small}}, "run {dir}/e.json --out {dir}/out --trial-memory 1e19", 2,
+       {"--trial-memory: expected a whole number of MiB from 1 to 10^12, found '1e19'"}},
+      {"budget", "idx: a test file whose header declares 2^27 values a record",
+       {{"e.json", study(R"({"name": "idx", "file": "{dir}/ok.idx", "test_file": "{dir}/x.idx", "test_fraction": 0})")},
+        {"ok.idx", std::string("\0\0\x08\x02\0\0\0\x02\0\0\0\x02\x01\x02\x03\x04", 16)}, {"x.idx", idx_header}},
+       "run {dir}/e.json --out {dir}/out --max-memory 512", 2,
+       {"{dir}/x.idx: its header declares records of 134 217 728 values, and then a trial would need about"}},
       {"budget", "--max-memory not a number", {{"e.json", small}}, "run {dir}/e.json --max-memory lots", 2, {"--max-memory: expected a number, found 'lots'"}},
       {"budget", "--max-memory zero", {{"e.json", small}}, "plan {dir}/e.json --max-memory 0", 2, {"--max-memory: expected a whole number of MiB from 1"}},
       {"budget", "the experiment's trial_memory_mb is the budget", {{"e.json", with(small, R"("limits": {"trial_memory_mb": 4})")}}, "validate {dir}/e.json", 2,
@@ -283,6 +305,24 @@ TEST_CASE("a 100 MB experiment file is refused before it is read", "[hostile][ex
   CHECK(out.code == 2);
   CHECK_THAT(out.text, Catch::Contains("big.json: 1048576"));
   CHECK_THAT(out.text, Catch::Contains(" bytes, more than the 16 MiB an experiment file may have"));
+  check_no_crash(out);
+}
+
+TEST_CASE("a line longer than 64 MiB is refused, not buffered", "[hostile][budget]") {
+  test::ScratchDir s("longline");
+  {
+    std::ofstream big(s.path() / "long.svm");
+    big << "1";
+    const std::string chunk(1 << 20, ' ');
+    for (int i = 0; i < 65; ++i) big << chunk;
+    big << "1:1\n";
+  }
+  s.write("e.json", R"({"name": "l", "data": {"name": "libsvm", "file": ")" + (s.path() / "long.svm").string() +
+                        R"(", "test_fraction": 0}, "estimators": [{"name": "spectral", "rank": 1, "batch_size": 3}], "metrics": ["samples"]})");
+  const auto out = test::rankone_cli("run " + (s.path() / "e.json").string() + " --out " + (s.path() / "out").string());
+  INFO(out.text);
+  CHECK(out.code == 2);
+  CHECK_THAT(out.text, Catch::Contains((s.path() / "long.svm").string() + ":1: expected a line of at most 64 MiB, found 'a longer line'"));
   check_no_crash(out);
 }
 

@@ -17,6 +17,7 @@
 /// }
 /// \endcode
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -90,13 +91,16 @@ struct Plan {
   TrialLimits limits;              ///< from the experiment's "limits"
 };
 
-/// What a study may use, checked before anything runs.
+/// What a study may use, checked before anything runs. Each trial's budget is the smallest of the
+/// machine's memory, `max_memory`, and the limit the trial runs under: `trial_limit` (a flag), else
+/// the experiment's "limits"/"trial_memory_mb", else `default_limit` of the study's trial count.
 struct StudyBudget {
   std::uint64_t memory_bytes = 0;  ///< for planning the trials
   std::string source;              ///< where the figure comes from, for messages ("--max-memory 4096")
-  /// For each trial: when `bytes` is 0, the experiment's "limits"/"trial_memory_mb", else `trial_default`.
-  MemoryBudget trial;
-  MemoryBudget trial_default;
+  MemoryBudget machine_memory;
+  std::optional<MemoryBudget> max_memory;
+  std::optional<MemoryBudget> trial_limit;
+  std::function<std::optional<MemoryBudget>(std::size_t trials)> default_limit;
   /// The machine's physical memory, for the plan and for each trial.
   static StudyBudget machine();
 };

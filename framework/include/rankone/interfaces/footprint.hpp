@@ -56,8 +56,14 @@ struct FootprintContext {
 
 /// Bytes of a dense `rows × cols` matrix of doubles.
 inline double dense_bytes(double rows, double cols) { return 8.0 * rows * cols; }
-/// Bytes of `instances` served instances.
-inline double batch_bytes(const DataFootprint& data, double instances) { return instances * data.instance_bytes; }
+/// The instances a request for `n` gets: no more than a finite source has.
+inline double served_instances(const DataFootprint& data, double n) {
+  return data.training_instances > 0 && data.training_instances < n ? data.training_instances : n;
+}
+/// Bytes of a batch of `instances` requested (capped by what a finite source has).
+inline double batch_bytes(const DataFootprint& data, double instances) {
+  return served_instances(data, instances) * data.instance_bytes;
+}
 /// Eigen's packing buffer when a dense d × n design multiplies a thin matrix: 8·kc·n once d exceeds
 /// the largest depth block (760 with a 48 KiB L1 cache), kc then about 500 (heaptrack at d = 1000).
 inline double product_packing_bytes(double d, double n) { return d > 760 ? 8.0 * 500 * n : 0.0; }
