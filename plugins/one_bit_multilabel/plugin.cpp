@@ -44,7 +44,7 @@ Footprint one_bit_footprint(const Params& p, const FootprintContext& c) {
   const double d1 = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
   const Index k = p.integer("rank");
   const double start = batch_bytes(data, n0) + eigensolver_bytes(data.shape.d1, data.shape.d2, k, 2 * 8.0 * n0);
-  const double step = batch_bytes(data, n) + 4 * dense_bytes(n, m) + product_packing_bytes(d1, n);
+  const double step = batch_bytes(data, n) + 3 * dense_bytes(n, m) + product_packing_bytes(d1, n);  // the batch holds y
   Footprint f;
   f.add(start > step ? "initialisation on " + format_count(n0) + " instances" : "power step on " + format_count(n) + " instances",
         std::max(start, step));
