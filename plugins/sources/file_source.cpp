@@ -285,6 +285,9 @@ FileSource::FileSource(std::string name, FileSourceConfig config, std::unique_pt
   const SplitRule& split = config_.split;
   if (test_reader_ && (split.folds > 0 ? split.test_fold >= 0 : split.test_fraction > 0.0))
     throw std::logic_error(name_ + " source: a test file and a test part of the training file");
+  auto check = [this](std::int64_t size, std::int64_t columns, const std::string& what) { check_header(size, columns, what); };
+  reader_->set_header_check(check);
+  if (test_reader_) test_reader_->set_header_check(check);
 }
 
 FileSource::~FileSource() = default;
@@ -366,7 +369,6 @@ void FileSource::check_declared(const ProblemShape& shape, const Record& r, cons
 void FileSource::scan() {
   reader_->start(derive_seed(seed_, "order"));
   fits_up_to_ = ProblemShape{};
-  check_header(*reader_);
   if (layout_.dim > 0 || layout_.rows > 0 || layout_.cols > 0) {  // a dimension given as a parameter
     const std::string over = over_budget(declared_shape(-1, -1, -1));
     if (!over.empty()) throw DataError(reader_->source_name() + ": the dimension its parameters declare is too large: " + over);
@@ -513,19 +515,16 @@ std::string grouped(std::int64_t n) {
   return out;
 }
 
-void FileSource::check_header(const RecordReader& reader) const {
-  if (const std::int64_t values = reader.header_dimension(); values > 0) {
-    const std::string over = over_budget(declared_shape(values - 1, -1, -1));
-    if (!over.empty())
-      throw DataError(reader.source_name() + ": its header declares records of " + grouped(values) + " values, and then " + over);
-  }
+void FileSource::check_header(std::int64_t size, std::int64_t columns, const std::string& what) const {
+  const ProblemShape shape = layout_.entries ? ProblemShape{size, columns, false} : declared_shape(size - 1, -1, -1);
+  const std::string over = over_budget(shape);
+  if (!over.empty()) throw DataError(what + ", and then " + over);
 }
 
 void FileSource::scan_test_file(std::vector<Record>& reservoir, Rng& reservoir_rng, std::int64_t train_dim,
                                 std::int64_t& max_feature) {
   const bool hold = !config_.evaluate_validation;  // else the test file is only validated and counted
   test_reader_->start(derive_seed(seed_, "order"));
-  check_header(*test_reader_);
   std::int64_t& seen = counts_[static_cast<int>(Part::test)];
   Record r;
   while (test_reader_->next(r)) {
@@ -739,6 +738,15 @@ Footprint file_source_footprint(const Params& p, const FootprintContext& c, Reco
   if (p.integer("shuffle_buffer") > 0)
     f.add("shuffle buffer", static_cast<double>(p.integer("shuffle_buffer")) * record);
   if (!entries && p.string("standardize") != "none") f.add("feature statistics", 3 * dense_bytes(d1, 1));
+  return f;
+}
+
+Footprint image_footprint(const Params& p, const FootprintContext& c) {
+  Footprint f = file_source_footprint(p, c, RecordShape::entries);
+  // Every pixel is an entry: the decoded bytes and a shuffled order of them (8 bytes each) are held.
+  const double entries = static_cast<double>(c.data.shape.d1) * static_cast<double>(c.data.shape.d2);
+  if (f.data.training_instances == 0) f.data.training_instances = entries;
+  f.add("decoded image and its entry order", 9 * entries);
   return f;
 }
 

@@ -136,9 +136,20 @@ class RecordReader {
   /// Choices the reader made about the data that the user did not spell out (a detected header,
   /// remapped ids), after a full pass; the source records them as its notes.
   virtual std::vector<std::string> notes() const { return {}; }
-  /// The values in each record as a header declares them, known after `start` (0: no header says):
-  /// the source checks it against the memory budget before the first record is read.
-  virtual std::int64_t header_dimension() const { return 0; }
+
+  /// What a header declares, checked before the reader allocates for it: `size` values a record
+  /// (feature records), or a `size` × `columns` matrix (entries); `what` says where, for the
+  /// DataError the check throws when that does not fit the trial's memory budget.
+  using HeaderCheck = std::function<void(std::int64_t size, std::int64_t columns, const std::string& what)>;
+  void set_header_check(HeaderCheck check) { header_check_ = std::move(check); }
+
+ protected:
+  void check_header(std::int64_t size, std::int64_t columns, const std::string& what) const {
+    if (header_check_) header_check_(size, columns, what);
+  }
+
+ private:
+  HeaderCheck header_check_;
 };
 
 /// A count with a space between thousands ("50 000"), as the notes print it.
@@ -238,8 +249,8 @@ class FileSource final : public DataSource {
   /// allocated for it; a DataError names the record and the index. Checks twice the shape when it
   /// fits, so that a growing index is checked O(log d) times.
   void check_declared(const ProblemShape& shape, const Record& r, const RecordReader& from);
-  /// Checks the record size a reader's header declares (IDX) before its first record is read.
-  void check_header(const RecordReader& reader) const;
+  /// The readers' HeaderCheck: what a header declares against the trial's memory budget.
+  void check_header(std::int64_t size, std::int64_t columns, const std::string& what) const;
   ProblemShape fits_up_to_;  ///< shapes up to this one fit the budget
 
   std::string name_;
@@ -273,6 +284,8 @@ enum class RecordShape { dense_features, sparse_features, entries };
 /// that `produce` holds while it assembles the batch. Sparse records count their fixed part only:
 /// their nonzeros are not known before reading (the trial's memory limit still applies).
 Footprint file_source_footprint(const Params& p, const FootprintContext& c, RecordShape records);
+/// The image source's: a file source's, the decoded pixels and their shuffled order.
+Footprint image_footprint(const Params& p, const FootprintContext& c);
 
 /// Declares the parameters every file source has (operator, split, shuffle, test cap).
 void declare_common_parameters(Schema& s, const std::string& default_operator);

@@ -144,6 +144,7 @@ void IdxReader::open_headers() {
 
 void IdxReader::start(std::uint64_t) {
   open_headers();
+  check_header(header_.record_elements(), 0, name_ + ": its header declares records of " + grouped(header_.record_elements()) + " values");
   records_ = 0;
   bytes_ = 0;
   record_bytes_ = static_cast<std::size_t>(header_.record_elements()) * header_.element_bytes();

@@ -28,7 +28,6 @@ class IdxReader final : public RecordReader {
   void start(std::uint64_t seed) override;
   bool next(Record& record) override;
   RecordLayout layout() const override;
-  std::int64_t header_dimension() const override { return have_header_ ? header_.record_elements() : 0; }
   std::uint64_t bytes_read() const override { return bytes_; }
   std::string source_name() const override { return name_; }
 

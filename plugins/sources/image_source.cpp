@@ -26,7 +26,7 @@ bool is_png(const std::string& b) { return b.size() >= 8 && std::memcmp(b.data()
 bool is_jpeg(const std::string& b) { return b.size() >= 3 && std::memcmp(b.data(), "\xFF\xD8\xFF", 3) == 0; }
 
 #ifdef RANKONE_HAVE_PNG
-DecodedImage decode_png(const std::string& bytes, bool colour, const std::string& name) {
+DecodedImage decode_png(const std::string& bytes, bool colour, const std::string& name, const ImageHeaderCheck& on_header) {
   png_image image;
   std::memset(&image, 0, sizeof image);
   image.version = PNG_IMAGE_VERSION;
@@ -41,6 +41,14 @@ DecodedImage decode_png(const std::string& bytes, bool colour, const std::string
     png_image_free(&image);
     throw DataError(name + ": expected at most 2^28 pixels, found " + std::to_string(out.rows) + " x " +
                     std::to_string(out.cols));
+  }
+  if (on_header) {
+    try {
+      on_header(out.rows, out.cols, out.channels);
+    } catch (...) {
+      png_image_free(&image);
+      throw;
+    }
   }
   out.pixels.resize(PNG_IMAGE_SIZE(image));
   if (!png_image_finish_read(&image, nullptr, out.pixels.data(), 0, nullptr))
@@ -68,7 +76,7 @@ void jpeg_warning(j_common_ptr info, int level) {
   if (level < 0 && info->err->msg_code == JWRN_JPEG_EOF) (*info->err->error_exit)(info);
 }
 
-DecodedImage decode_jpeg(const std::string& bytes, bool colour, const std::string& name) {
+DecodedImage decode_jpeg(const std::string& bytes, bool colour, const std::string& name, const ImageHeaderCheck& on_header) {
   jpeg_decompress_struct info;
   JpegError error;
   info.err = jpeg_std_error(&error.manager);
@@ -89,6 +97,14 @@ DecodedImage decode_jpeg(const std::string& bytes, bool colour, const std::strin
     jpeg_destroy_decompress(&info);
     throw DataError(name + ": expected at most 2^28 pixels, found " + size);
   }
+  if (on_header) {
+    try {
+      on_header(std::int64_t{info.image_height}, std::int64_t{info.image_width}, colour ? 3 : 1);
+    } catch (...) {
+      jpeg_destroy_decompress(&info);
+      throw;
+    }
+  }
   info.out_color_space = colour ? JCS_RGB : JCS_GRAYSCALE;
   jpeg_start_decompress(&info);
   out->rows = info.output_height;
@@ -108,17 +124,17 @@ DecodedImage decode_jpeg(const std::string& bytes, bool colour, const std::strin
 
 }  // namespace
 
-DecodedImage decode_image(const std::string& bytes, bool colour, const std::string& name) {
+DecodedImage decode_image(const std::string& bytes, bool colour, const std::string& name, const ImageHeaderCheck& on_header) {
   if (is_png(bytes)) {
 #ifdef RANKONE_HAVE_PNG
-    return decode_png(bytes, colour, name);
+    return decode_png(bytes, colour, name, on_header);
 #else
     throw DataError(name + ": a PNG image, but RankOne was built without libpng (install libpng-dev and rebuild)");
 #endif
   }
   if (is_jpeg(bytes)) {
 #ifdef RANKONE_HAVE_JPEG
-    return decode_jpeg(bytes, colour, name);
+    return decode_jpeg(bytes, colour, name, on_header);
 #else
     throw DataError(name + ": a JPEG image, but RankOne was built without libjpeg (install libjpeg-dev and rebuild)");
 #endif
@@ -144,7 +160,10 @@ void ImageReader::load() {
   for (std::size_t got; (got = stream->read(buffer, sizeof buffer)) > 0;) bytes.append(buffer, got);
   bytes_ = bytes.size();
   if (bytes.empty()) data_error(name_, 0, "a PNG or JPEG image", "an empty file");
-  image_ = decode_image(bytes, colour_, name_);
+  image_ = decode_image(bytes, colour_, name_, [this](std::int64_t rows, std::int64_t cols, std::int64_t channels) {
+    check_header(rows, cols * channels,
+                 name_ + ": its header declares a " + grouped(rows) + " × " + grouped(cols) + " image");
+  });
   loaded_ = true;
 }
 
@@ -211,7 +230,7 @@ Registration image_registration() {
   declare_common_parameters(s, "entry");
   r.example = {{"file", "plugins/sources/examples/tiny.png"}};
   r.factory = make_image;
-  r.footprint = [](const Params& p, const FootprintContext& c) { return file_source_footprint(p, c, RecordShape::entries); };
+  r.footprint = image_footprint;
   return r;
 }
 

@@ -14,7 +14,10 @@ struct DecodedImage {
 /// Decodes PNG or JPEG bytes (told apart by their signature) to grey (channels = 1) or RGB
 /// (channels = 3). Throws DataError naming `name` on corrupt data or an unknown format, and when
 /// the library for the format was not available at build time.
-DecodedImage decode_image(const std::string& bytes, bool colour, const std::string& name);
+/// `on_header(rows, cols, channels)` is called with the header's size before the pixels are allocated.
+using ImageHeaderCheck = std::function<void(std::int64_t rows, std::int64_t cols, std::int64_t channels)>;
+DecodedImage decode_image(const std::string& bytes, bool colour, const std::string& name,
+                          const ImageHeaderCheck& on_header = {});
 
 /// Serves the pixels of a decoded image as entries. Grey: a rows × cols matrix. Colour: the three
 /// channel matrices side by side, rows × 3·cols (column c·cols + j is channel c of pixel column j).

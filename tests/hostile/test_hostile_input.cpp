@@ -222,6 +222,14 @@ std::vector<Case> budget_cases() {
         {"ok.idx", std::string("\0\0\x08\x02\0\0\0\x02\0\0\0\x02\x01\x02\x03\x04", 16)}, {"x.idx", idx_header}},
        "run {dir}/e.json --out {dir}/out --max-memory 512", 2,
        {"{dir}/x.idx: its header declares records of 134 217 728 values, and then a trial would need about"}},
+      {"budget", "image: a 69-byte PNG whose header declares 16 384 × 16 384 pixels",
+       {{"e.json", study(R"({"name": "image", "file": "{dir}/big.png"})")}, {"big.png", std::string(
+           "\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x40\x00\x00\x00\x40\x00\x08\x00\x00\x00"
+           "\x00\x8c\xa3\x4f\x58\x00\x00\x00\x0c\x49\x44\x41\x54\x78\x9c\x63\x60\xa0\x3d\x00\x00\x00\x64\x00\x01\x86\x64"
+           "\x3c\x35\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82", 69)}},
+       "run {dir}/e.json --out {dir}/out --max-memory 1024", 2,
+       {"{dir}/big.png: its header declares a 16 384 × 16 384 image, and then a trial would need about",
+        "source 'image': decoded image and its entry order"}},
       {"budget", "--max-memory not a number", {{"e.json", small}}, "run {dir}/e.json --max-memory lots", 2, {"--max-memory: expected a number, found 'lots'"}},
       {"budget", "--max-memory zero", {{"e.json", small}}, "plan {dir}/e.json --max-memory 0", 2, {"--max-memory: expected a whole number of MiB from 1"}},
       {"budget", "the experiment's trial_memory_mb is the budget", {{"e.json", with(small, R"("limits": {"trial_memory_mb": 4})")}}, "validate {dir}/e.json", 2,
