@@ -14,6 +14,7 @@
 
 #include "rankone/core/errors.hpp"
 #include "rankone/runner/code_identity.hpp"
+#include "rankone/runner/memory_budget.hpp"
 
 namespace rankone {
 
@@ -128,6 +129,9 @@ RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const
     }
   };
 
+  std::map<std::string, const TrialSpec*> spec_of;  // key → spec, for records that come back without an estimate
+  for (const TrialSpec* t : todo) spec_of[t->key] = t;
+
   TrialEvents events;
   events.started = [&](const TrialSpec&) {
     ++running;
@@ -137,6 +141,10 @@ RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const
     --running;
     ++ended;
     tell_notes(rec);
+    // A trial that died or failed while being set up never estimated its footprint: the one from
+    // its parameters stands beside its peak.
+    if (!rec.diagnostics.contains("estimated_memory_mb") && spec_of.count(rec.key))
+      rec.diagnostics["estimated_memory_mb"] = trial_footprint(*spec_of.at(rec.key), registry).bytes() / (1024.0 * 1024.0);
     const auto mode = replace.count(rec.key) ? ResultsStore::WriteMode::replace : ResultsStore::WriteMode::keep_existing;
     if (store.write_trial(run_id, rec, mode)) {
       ++report.completed;

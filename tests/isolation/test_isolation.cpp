@@ -59,6 +59,7 @@ void check_hostile_study(const fs::path& out, const test::CommandOutput& result)
     INFO(t.label << ": " << t.status << ": " << t.message);
     ++seen[t.label];
     CHECK(t.diagnostics.contains("peak_memory_mb"));
+    CHECK(t.diagnostics.contains("estimated_memory_mb"));  // killed trials too: from their parameters
     if (t.label == "healthy" || t.label == "none") {
       CHECK(t.status == "converged");
       CHECK_FALSE(t.points.empty());
