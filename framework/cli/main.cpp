@@ -19,6 +19,7 @@
 
 #include "rankone/core/atomic_file.hpp"
 #include "rankone/experiment/experiment.hpp"
+#include "rankone/plugin/plugin_api.hpp"
 #include "rankone/plugin/registry.hpp"
 #include "rankone/report/report.hpp"
 #include "rankone/runner/runner.hpp"
@@ -40,6 +41,8 @@ using namespace rankone;
 namespace {
 
 constexpr const char* kUsage = R"(usage: rankone <command> [arguments]
+       rankone <command> --help     (that command's usage)
+       rankone --version
 
 commands:
   run FILE [key.path=value ...] [--out DIR] [--jobs N] [--quiet] [--report]
@@ -86,6 +89,32 @@ commands:
 Plugins are loaded from the build's plugin folder, RANKONE_PLUGIN_PATH (':'-separated folders or
 libraries) and an experiment's "plugin_paths".
 )";
+
+/// The section of the usage text that describes `command` (its synopsis and description lines),
+/// or "" for a command the text does not describe.
+std::string command_usage(const std::string& command) {
+  std::istringstream text(kUsage);
+  std::string line, section;
+  bool inside = false;
+  while (std::getline(text, line)) {
+    const bool starts_command = line.size() > 2 && line.compare(0, 2, "  ") == 0 && line[2] != ' ';
+    if (starts_command) inside = line.compare(2, command.size() + 1, command + " ") == 0 || line.substr(2) == command;
+    else if (line.empty()) inside = false;
+    if (inside) section += line + "\n";
+  }
+  return section.empty() ? "" : "usage: rankone " + section.substr(2);
+}
+
+/// What `rankone --version` prints: the version, the plugin API, and the build (as the store records it).
+std::string version_text() {
+  const Json versions = BuildInfo::libraries();
+  std::string libraries;
+  for (auto it = versions.begin(); it != versions.end(); ++it)
+    libraries += (libraries.empty() ? "" : ", ") + it.key() + " " + it->get<std::string>();
+  return "rankone " + versions["rankone"].get<std::string>() + " (plugin API " + std::to_string(kPluginApiVersion) +
+         ")\ncommit: " + BuildInfo::git_commit() + "\ncompiler: " + BuildInfo::compiler() + "\nflags: " + BuildInfo::flags() +
+         "\nlibraries: " + libraries + "\n";
+}
 
 struct Args {
   std::vector<std::string> positional;
@@ -539,8 +568,23 @@ int main(int argc, char** argv) {
       return 2;
     }
     const std::string cmd = argv[1];
-    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    if (cmd == "--version" || cmd == "version") {
+      std::cout << version_text();
+      return 0;
+    }
+    if ((cmd == "--help" || cmd == "-h" || cmd == "help") && argc == 2) {
       std::cout << kUsage;
+      return 0;
+    }
+    // `rankone COMMAND --help` and `rankone help COMMAND`: that command's usage.
+    const bool help_first = cmd == "help" || cmd == "--help" || cmd == "-h";
+    bool wants_help = help_first;
+    for (int i = 2; i < argc && !wants_help; ++i) wants_help = std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h";
+    if (wants_help) {
+      const std::string asked = help_first ? argv[2] : cmd;
+      const std::string usage = command_usage(asked);
+      if (usage.empty()) throw UsageError("unknown command '" + asked + "'\n" + kUsage);
+      std::cout << usage;
       return 0;
     }
     if (cmd == "run")

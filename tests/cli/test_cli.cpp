@@ -69,6 +69,30 @@ TEST_CASE("usage errors exit with code 2", "[cli]") {
   CHECK(test::rankone_cli("--help").code == 0);
 }
 
+TEST_CASE("every command answers --help with its own usage; --version names the build", "[cli]") {
+  for (const std::string command : {"run", "plan", "validate", "plugins", "describe", "summarize", "select", "report", "export"}) {
+    INFO(command);
+    const auto help = test::rankone_cli(command + " --help");
+    CHECK(help.code == 0);
+    CHECK_THAT(help.text, Catch::StartsWith("usage: rankone " + command));
+    std::istringstream lines(help.text);
+    std::string line;
+    std::getline(lines, line);
+    while (std::getline(lines, line))  // no other command's section: its lines start with 2 spaces and a name
+      CHECK_FALSE((line.size() > 2 && line.compare(0, 2, "  ") == 0 && line[2] != ' '));
+    CHECK(test::rankone_cli("help " + command).text == help.text);
+  }
+  CHECK_THAT(test::rankone_cli("run experiments/x.json --help").text, Catch::Contains("--max-memory MB"));
+  const auto unknown = test::rankone_cli("frobnicate --help");
+  CHECK(unknown.code == 2);
+  CHECK_THAT(unknown.text, Catch::Contains("unknown command 'frobnicate'"));
+  const auto version = test::rankone_cli("--version");
+  CHECK(version.code == 0);
+  CHECK_THAT(version.text, Catch::StartsWith("rankone "));
+  CHECK_THAT(version.text, Catch::Contains("(plugin API " + std::to_string(kPluginApiVersion) + ")"));
+  for (const char* part : {"commit: ", "compiler: ", "flags: ", "libraries: "}) CHECK_THAT(version.text, Catch::Contains(part));
+}
+
 TEST_CASE("validate prints the resolved experiment; bad input names file and path", "[cli]") {
   test::ScratchDir s("validate");
   const auto file = s.write("small.json", kSmall);
