@@ -290,27 +290,32 @@ std::vector<const Registration*> Registry::of_kind(Kind kind) const {
   return out;
 }
 
-std::unique_ptr<Component> Registry::create_component(const Json& ref, Kind kind, const std::string& path) const {
-  const std::string name = ref.is_string() ? ref.get<std::string>() : ref.value("name", std::string{});
-  const Registration& r = get(name, kind);
+namespace {
+
+/// The parameters of a plugin reference: the object without its "name" and "label".
+Params params_of(const Json& ref, const std::string& path = "") {
   Json values = ref.is_object() ? ref : Json::object();
   values.erase("name");
   values.erase("label");
-  return r.factory(Params(values, path), BuildContext{*this});
+  return Params(std::move(values), path);
+}
+
+std::string name_of(const Json& ref) { return ref.is_string() ? ref.get<std::string>() : ref.value("name", std::string{}); }
+
+}  // namespace
+
+std::unique_ptr<Component> Registry::create_component(const Json& ref, Kind kind, const std::string& path) const {
+  return get(name_of(ref), kind).factory(params_of(ref, path), BuildContext{*this});
 }
 
 Footprint Registry::footprint(const Json& ref, Kind kind, const FootprintContext& context) const {
-  const std::string name = ref.is_string() ? ref.get<std::string>() : ref.value("name", std::string{});
-  const Registration& r = get(name, kind);
+  const Registration& r = get(name_of(ref), kind);
   if (!r.footprint) {  // undeclared: holds nothing we know of, and passes the shape it was given on
     Footprint unknown;
     unknown.data = context.data;
     return unknown;
   }
-  Json values = ref.is_object() ? ref : Json::object();
-  values.erase("name");
-  values.erase("label");
-  return r.footprint(Params(values), context);
+  return r.footprint(params_of(ref), context);
 }
 
 void ValidationContext::fail(const std::string& path, const std::string& expected, const Json& found) const {

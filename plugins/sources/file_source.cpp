@@ -709,7 +709,6 @@ Footprint file_source_footprint(const Params& p, const FootprintContext& c, Reco
   constexpr double kRecord = sizeof(Record);
   const bool entries = records == RecordShape::entries;
   const bool single_label = !entries && p.has("classes");
-  const double d1 = static_cast<double>(c.data.shape.d1 > 0 || !p.has("dimension") ? c.data.shape.d1 : p.integer("dimension"));
   const double classes = single_label ? static_cast<double>(p.integer("classes")) : 0.0;
   const bool dense = !entries && (p.has("design") ? p.string("design") == "dense" ||
                                                         (p.string("design") == "auto" && records == RecordShape::dense_features)
@@ -722,6 +721,7 @@ Footprint file_source_footprint(const Params& p, const FootprintContext& c, Reco
   if (f.data.shape.d2 == 0 && p.has("items")) f.data.shape.d2 = p.integer("items");
   if (f.data.shape.d2 == 0 && single_label) f.data.shape.d2 = p.integer("classes");
   if (f.data.shape.d2 == 0 && !entries) f.data.shape.d2 = f.data.shape.d1;  // regression: M is d × d
+  const double d1 = static_cast<double>(f.data.shape.d1);
   f.data.training_instances = c.data.training_instances;
   f.data.measurements_per_instance = single_label && p.string("label_view") == "full" ? classes : 1.0;
   f.data.test_measurements_per_instance = single_label && p.boolean("test_full_labels") ? classes : 1.0;

@@ -23,14 +23,7 @@ Json estimator(const std::string& name, bool standardize) {
 }
 
 Summary run(const Json& source_ref, const Json& estimator_ref, std::uint64_t seed) {
-  auto data = test::make<DataSource>(source_ref, Kind::data_source);
-  data->open(seed);
-  auto est = test::make<Estimator>(estimator_ref, Kind::estimator);
-  Rng rng(derive_seed(seed, "estimator"));
-  est->start(*data, rng);
-  while (est->step(*data)) {
-  }
-  return est->summary();
+  return test::run_stepwise(source_ref, estimator_ref, seed).summary;
 }
 
 }  // namespace

@@ -30,21 +30,9 @@ struct Run {
 };
 
 Run run(const Json& source_ref, const Json& estimator_ref, std::uint64_t seed) {
-  auto data = test::make<DataSource>(source_ref, Kind::data_source);
-  data->open(seed);
-  auto estimator = test::make<Estimator>(estimator_ref, Kind::estimator);
-  Rng rng(derive_seed(seed, "estimator"));
-  estimator->start(*data, rng);
-  Run r;
-  r.estimates.push_back(estimator->estimate());
-  bool more = estimator->summary().status == Status::running;
-  while (more) {
-    more = estimator->step(*data);
-    r.fits.push_back(estimator->summary().fit);
-    if (more || estimator->summary().status != Status::diverged) r.estimates.push_back(estimator->estimate());
-  }
-  r.summary = estimator->summary();
-  r.final_estimate = estimator->estimate();
+  test::SteppedRun stepped = test::run_stepwise(source_ref, estimator_ref, seed);
+  Run r{stepped.summary, std::move(stepped.fits), {std::move(stepped.start_estimate)}, std::move(stepped.final_estimate)};
+  r.estimates.insert(r.estimates.end(), stepped.estimates.begin(), stepped.estimates.end());
   return r;
 }
 

@@ -25,21 +25,8 @@ struct Run {
 };
 
 Run run(const Json& source_ref, const Json& estimator_ref, std::uint64_t seed) {
-  auto data = test::make<DataSource>(source_ref, Kind::data_source);
-  data->open(seed);
-  auto est = test::make<Estimator>(estimator_ref, Kind::estimator);
-  Rng rng(derive_seed(seed, "estimator"));
-  est->start(*data, rng);
-  Run r;
-  bool more = est->summary().status == Status::running;
-  while (more) {
-    more = est->step(*data);
-    r.fits.push_back(est->summary().fit);
-    if (est->summary().status != Status::diverged) r.estimates.push_back(est->estimate());
-  }
-  r.summary = est->summary();
-  r.final_estimate = est->estimate();
-  return r;
+  test::SteppedRun stepped = test::run_stepwise(source_ref, estimator_ref, seed);
+  return Run{stepped.summary, std::move(stepped.fits), std::move(stepped.estimates), std::move(stepped.final_estimate)};
 }
 
 }  // namespace

@@ -35,6 +35,36 @@ std::unique_ptr<T> make(const Json& ref, Kind kind) {
   return registry().create<T>(resolved, kind, "");
 }
 
+/// An estimator run to its end on a freshly opened source, step by step, as a trial runs it.
+struct SteppedRun {
+  Estimate start_estimate;            ///< after `start`
+  std::vector<double> fits;           ///< summary().fit after each step
+  std::vector<Estimate> estimates;    ///< after each step that did not end in divergence
+  Summary summary;
+  Estimate final_estimate;
+};
+
+/// Opens `source_ref` with `seed`, starts `estimator_ref` with a seed derived from it, and steps it
+/// until it stops, recording what `SteppedRun` holds.
+inline SteppedRun run_stepwise(const Json& source_ref, const Json& estimator_ref, std::uint64_t seed) {
+  auto data = make<DataSource>(source_ref, Kind::data_source);
+  data->open(seed);
+  auto estimator = make<Estimator>(estimator_ref, Kind::estimator);
+  Rng rng(derive_seed(seed, "estimator"));
+  estimator->start(*data, rng);
+  SteppedRun r;
+  r.start_estimate = estimator->estimate();
+  bool more = estimator->summary().status == Status::running;
+  while (more) {
+    more = estimator->step(*data);
+    r.fits.push_back(estimator->summary().fit);
+    if (estimator->summary().status != Status::diverged) r.estimates.push_back(estimator->estimate());
+  }
+  r.summary = estimator->summary();
+  r.final_estimate = estimator->estimate();
+  return r;
+}
+
 inline std::filesystem::path source_dir() {
   const char* s = std::getenv("RANKONE_SOURCE_DIR");
   return s ? std::filesystem::path(s) : std::filesystem::path(RANKONE_TEST_SOURCE_DIR);
