@@ -239,7 +239,8 @@ Matrix MomentEliminationEstimator::correction_times(const Matrix& Z, const Vecto
   const Vector p1 = Z * r / n;
   const Vector p2 = Z.array().square().matrix() * r / n - Vector::Constant(Z.rows(), p0);
   const Vector diagonal = coefficients_.G.col(0).cwiseProduct(p1) + coefficients_.G.col(1).cwiseProduct(p2);
-  // The −½ P0 I term is the erratum of Eq. (7) (NOTES.md §2): E 𝒜'𝒜(Δ)/n has a tr(Δ) I part.
+  // The −½ P0 I term is the erratum of Eq. (7) (docs/papers/fm-subgaussian.md): E 𝒜'𝒜(Δ)/n has a
+  // tr(Δ) I part.
   return half_adjoint_times(Z, r, Y) - 0.5 * p0 * Y - 0.5 * (diagonal.asDiagonal() * Y);
 }
 

@@ -91,7 +91,8 @@ class AlternatingEstimator : public IterativeEstimator {
   Index d_ = 0;
 };
 
-/// `fm_moment_elimination`: Algorithm 1 with the trace term of NOTES.md §2 restored,
+/// `fm_moment_elimination`: Algorithm 1 with the trace term that Eq. (7) lacks restored
+/// (docs/papers/fm-subgaussian.md, erratum in Eq. (7)),
 ///   𝓜(r) = 𝒜'(r)/(2n) − ½ P0 I − ½ D(G1∘P1 + G2∘P2),   𝓦(r) = H1∘P1 + H2∘P2,
 /// P0 = mean(r), P1 = X r/n, P2 = (X∘X) r/n − P0, and G, H from κ, φ of the first batch.
 class MomentEliminationEstimator final : public AlternatingEstimator {
@@ -111,7 +112,8 @@ class MomentEliminationEstimator final : public AlternatingEstimator {
 };
 
 /// `ifm`: M = Ū V' − D(Ū V'). 𝓜(r) = 𝒜'(r)/(2n) with its diagonal removed, 𝓦(r) = X r/n.
-/// No moment correction is needed because the target has no diagonal (NOTES.md §2).
+/// No moment correction is needed because the target has no diagonal (docs/papers/fm-subgaussian.md,
+/// iFM: the algorithm the paper does not give).
 class ImprovedFmEstimator final : public AlternatingEstimator {
  public:
   explicit ImprovedFmEstimator(AlternatingOptions options) : AlternatingEstimator(std::move(options)) {}

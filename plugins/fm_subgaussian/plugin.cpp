@@ -93,7 +93,8 @@ Registration moment_elimination_registration() {
   r.name = "fm_moment_elimination";
   r.summary = "generalized FM y = x'w + x'Mx by alternating gradient descent with high-order moment elimination "
               "(needs tau-MIP data, tau > 0)";
-  r.citation = std::string(kPaper) + ", Algorithm 1, Eqs. (7)-(10) (Eq. (7) with the trace term of NOTES.md §2)";
+  r.citation = std::string(kPaper) +
+               ", Algorithm 1, Eqs. (7)-(10) (Eq. (7) with its missing trace term: docs/papers/fm-subgaussian.md)";
   r.doc_page = "docs/plugins/fm_moment_elimination.md";
   declare_alternating(r.schema, 10000);
   r.schema.number("tau_threshold", 0.1,
@@ -113,7 +114,7 @@ Registration ifm_registration() {
   r.name = "ifm";
   r.summary = "improved FM y = x'w + x'Mx, M = UV' - D(UV'), by alternating gradient descent on off-diagonal moments "
               "(learnable on any sub-gaussian data, tau = 0 included)";
-  r.citation = std::string(kPaper) + ", Eq. (12) (iFM); algorithm of NOTES.md §2";
+  r.citation = std::string(kPaper) + ", Eq. (12) (iFM); algorithm: docs/papers/fm-subgaussian.md";
   r.doc_page = "docs/plugins/ifm.md";
   declare_alternating(r.schema, 10000);
   r.example = {{"batch_size", 2000}, {"max_iterations", 3}};

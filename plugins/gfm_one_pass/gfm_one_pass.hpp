@@ -1,7 +1,8 @@
 #pragma once
 /// \file The `gfm_one_pass` estimator: one-pass generalized factorization machine and rank-one
 /// matrix sensing (Lin & Ye 2016, Algorithm 1), with the asymmetric (inductive matrix completion)
-/// variant of /work/shared/NOTES.md §1. See docs/plugins/gfm_one_pass.md.
+/// variant the paper states but does not print (docs/papers/gfm-one-pass.md). See
+/// docs/plugins/gfm_one_pass.md.
 #include <limits>
 #include <string>
 

@@ -36,7 +36,7 @@ PluginDescriptor describe_gfm() {
       "G = M̂(residual) + M_t, w ← w + X r / n; spectral start";
   r.citation =
       "Lin & Ye 2016, A Non-convex One-Pass Framework for Generalized Factorization Machine and Rank-One Matrix "
-      "Sensing (NIPS), Algorithm 1; asymmetric variant per NOTES.md §1";
+      "Sensing (NIPS), Algorithm 1; asymmetric variant: docs/papers/gfm-one-pass.md";
   r.doc_page = "docs/plugins/gfm_one_pass.md";
   r.schema.integer("rank", 2, "rank k of the estimate").at_least(1);
   r.schema.integer("batch_size", 10000, "instances in each iteration's fresh mini-batch (n)").at_least(1);

@@ -89,7 +89,8 @@ Registration one_bit_registration() {
   r.name = "one_bit_mll";
   r.summary = "one-bit single-label multi-label learning: alternating power iteration on the Hermitian dilation "
               "of W + √d2/(mλ)·𝒜'(y − sign(𝒜(W))), fresh batch per iteration";
-  r.citation = std::string(kPaper) + ", Algorithm 1 (H of Eq. 4; dilation blocks as corrected in NOTES §3)";
+  r.citation =
+      std::string(kPaper) + ", Algorithm 1 (H of Eq. 4; dilation blocks corrected: docs/papers/one-bit-multilabel.md)";
   r.doc_page = "docs/plugins/one_bit_mll.md";
   Schema& s = r.schema;
   s.integer("rank", 2, "rank k of W* (the dilation carries 2k columns)").at_least(1);
