@@ -386,6 +386,33 @@ Json ResultsStore::latest_experiment() const {
   return experiment;
 }
 
+std::vector<RunRecord> ResultsStore::runs() const {
+  std::vector<RunRecord> out;
+  Statement s(db_, "SELECT id, started, ended, status, experiment_file, command, git_commit, compiler, flags, libraries, "
+                   "host, (SELECT count(*) FROM trials WHERE trials.run_id = runs.id) FROM runs ORDER BY id");
+  while (s.step()) {
+    RunRecord r;
+    r.id = s.integer(0);
+    r.started = s.text(1);
+    r.ended = s.text(2);
+    r.status = s.text(3);
+    r.experiment_file = s.text(4);
+    r.command = s.text(5);
+    r.git_commit = s.text(6);
+    r.compiler = s.text(7);
+    r.flags = s.text(8);
+    r.libraries = Json::parse(s.text(9), nullptr, false);
+    if (r.libraries.is_discarded() || !r.libraries.is_object()) {
+      if (!s.is_null(9)) damaged_.push_back("run " + std::to_string(r.id) + ": its library versions cannot be read");
+      r.libraries = Json::object();
+    }
+    r.host = s.text(10);
+    r.trials = static_cast<std::size_t>(s.integer(11));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 Json trial_to_json(const TrialRecord& t) {
   Json points = Json::array();
   for (const auto& p : t.points) points.push_back(Json::array({p.iteration, p.samples, p.seconds, p.metric, p.value}));

@@ -61,6 +61,16 @@ struct RunInfo {
   std::string command;
 };
 
+/// A stored run as readers see it: what was run, by which build, where and when.
+struct RunRecord {
+  std::int64_t id = 0;
+  std::string started, ended, status;  ///< UTC times; `ended` is empty for a run that never ended
+  std::string experiment_file, command;
+  std::string git_commit, compiler, flags, host;
+  Json libraries = Json::object();  ///< library → version, including "rankone"
+  std::size_t trials = 0;           ///< trials this run wrote (and that are still stored)
+};
+
 class ResultsStore {
  public:
   enum class Access {
@@ -107,6 +117,8 @@ class ResultsStore {
   const std::filesystem::path& path() const { return path_; }
   /// The experiment document of the latest run.
   Json latest_experiment() const;
+  /// Every run, oldest first (a row that cannot be read is listed in `damage()`).
+  std::vector<RunRecord> runs() const;
 
  private:
   void exec(const std::string& sql) const;
