@@ -21,6 +21,54 @@ double t_quantile_975(std::size_t df) {
   return 1.959964 + 2.4 / static_cast<double>(df);  // within 0.002 of the exact quantile above 30
 }
 
+namespace {
+
+struct MeanAndSd {
+  double mean = 0.0, sd = 0.0;
+};
+
+MeanAndSd mean_and_sd(const std::vector<double>& values) {
+  const double n = static_cast<double>(values.size());
+  double sum = 0.0;
+  for (double v : values) sum += v;
+  const double mean = sum / n;
+  double squares = 0.0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  return {mean, values.size() > 1 ? std::sqrt(squares / (n - 1.0)) : 0.0};
+}
+
+/// Half the width of the 95 % t-interval of the mean of n values with standard deviation sd.
+double t_half_width(std::size_t n, double sd) {
+  return n > 1 ? t_quantile_975(n - 1) * sd / std::sqrt(static_cast<double>(n)) : 0.0;
+}
+
+}  // namespace
+
+Interval95 geometric_interval_95(const std::vector<double>& values) {
+  Interval95 out;
+  out.log_scale = true;
+  std::vector<double> logs;
+  for (double v : values) logs.push_back(v > 0.0 ? std::log(v) : std::nan(""));
+  if (logs.empty()) return {std::nan(""), std::nan(""), std::nan(""), true};
+  const MeanAndSd m = mean_and_sd(logs);
+  const double half = t_half_width(logs.size(), m.sd);
+  out.centre = std::exp(m.mean);
+  out.low = std::exp(m.mean - half);
+  out.high = std::exp(m.mean + half);
+  return out;
+}
+
+Interval95 interval_95(const std::vector<double>& values) {
+  if (values.empty()) return {std::nan(""), std::nan(""), std::nan(""), false};
+  const MeanAndSd m = mean_and_sd(values);
+  const double half = t_half_width(values.size(), m.sd);
+  const auto [lowest, highest] = std::minmax_element(values.begin(), values.end());
+  const bool positive = *lowest > 0.0;
+  if (values.size() > 1 && positive && (*highest / *lowest >= kLogIntervalSpan || m.mean - half <= 0.0))
+    return geometric_interval_95(values);
+  return {m.mean, m.mean - half, m.mean + half, false};
+}
+
 std::vector<SummaryRow> summarize(const ResultsStore& store, const SummaryOptions& options) {
   // The threshold is a pair: the command line's replaces the experiment's whole, never half of it
   // (a metric from one with the value from the other would test a threshold nobody asked for).
@@ -104,16 +152,15 @@ std::vector<SummaryRow> summarize(const ResultsStore& store, const SummaryOption
         r.flags = os.str();
       }
     }
-    const double n = static_cast<double>(r.trials);
-    double sum = 0.0;
-    for (double v : g.finals) sum += v;
-    r.mean = sum / n;
-    double ss = 0.0;
-    for (double v : g.finals) ss += (v - r.mean) * (v - r.mean);
-    r.sd = r.trials > 1 ? std::sqrt(ss / (n - 1)) : 0.0;
-    const double half = r.trials > 1 ? t_quantile_975(r.trials - 1) * r.sd / std::sqrt(n) : 0.0;
-    r.ci_low = r.mean - half;
-    r.ci_high = r.mean + half;
+    const MeanAndSd moments = mean_and_sd(g.finals);
+    r.mean = moments.mean;
+    r.sd = moments.sd;
+    const Interval95 ci = interval_95(g.finals);
+    r.ci_low = ci.low;
+    r.ci_high = ci.high;
+    r.ci_log_scale = ci.log_scale;
+    if (std::all_of(g.finals.begin(), g.finals.end(), [](double v) { return v > 0.0; }))
+      r.geometric_mean = geometric_interval_95(g.finals).centre;
     std::sort(g.finals.begin(), g.finals.end());
     const std::size_t m = g.finals.size();
     r.median = m % 2 ? g.finals[m / 2] : 0.5 * (g.finals[m / 2 - 1] + g.finals[m / 2]);
@@ -146,6 +193,9 @@ std::string number(double v) {
 
 std::string optional_number(const std::optional<double>& v) { return v ? number(*v) : ""; }
 
+/// What the 95 % CI columns bound.
+std::string ci_of(const SummaryRow& r) { return r.ci_log_scale ? "geometric_mean" : "mean"; }
+
 }  // namespace
 
 std::string value_text(const Json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
@@ -159,13 +209,13 @@ std::string coordinates_text(const Json& coordinates) {
 
 void write_summary(const std::vector<SummaryRow>& rows, const std::string& format, std::ostream& out) {
   const std::vector<std::string> header = {"cell", "coordinates", "estimator", "metric", "n", "failed", "stalled", "mean",
-                                           "sd", "ci95_low", "ci95_high", "median", "success_rate", "reached",
+                                           "sd", "ci95_low", "ci95_high", "ci95_of", "median", "success_rate", "reached",
                                            "samples_to_target", "seconds_to_target", "flags"};
   auto fields = [](const SummaryRow& r) {
     return std::vector<std::string>{std::to_string(r.cell), coordinates_text(r.coordinates), r.label, r.metric,
                                     std::to_string(r.trials), std::to_string(r.failures), std::to_string(r.stalled),
                                     number(r.mean), number(r.sd),
-                                    number(r.ci_low), number(r.ci_high), number(r.median), optional_number(r.success_rate),
+                                    number(r.ci_low), number(r.ci_high), ci_of(r), number(r.median), optional_number(r.success_rate),
                                     r.success_rate ? std::to_string(r.reached_target) : "",
                                     optional_number(r.samples_to_target), optional_number(r.seconds_to_target), r.flags};
   };
@@ -174,7 +224,8 @@ void write_summary(const std::vector<SummaryRow>& rows, const std::string& forma
     for (const auto& r : rows) {
       Json j = {{"cell", r.cell}, {"coordinates", r.coordinates}, {"estimator", r.label}, {"metric", r.metric},
                 {"n", r.trials}, {"failed", r.failures}, {"stalled", r.stalled}, {"mean", r.mean}, {"sd", r.sd}, {"ci95_low", r.ci_low},
-                {"ci95_high", r.ci_high}, {"median", r.median}};
+                {"ci95_high", r.ci_high}, {"ci95_of", ci_of(r)}, {"median", r.median}};
+      if (r.geometric_mean) j["geometric_mean"] = *r.geometric_mean;
       if (r.success_rate) {
         j["success_rate"] = *r.success_rate;
         j["reached"] = r.reached_target;

@@ -36,6 +36,9 @@ struct SummaryRow {
   std::size_t stalled = 0;    ///< trials of this cell and label that stalled (not a success either)
   std::string flags;          ///< e.g. "rank over-specified? σ_k/σ_1 = 3e-3"
   double mean = 0.0, sd = 0.0, ci_low = 0.0, ci_high = 0.0, median = 0.0;
+  /// The 95 % CI [ci_low, ci_high] is that of the geometric mean (see interval_95), not of the mean.
+  bool ci_log_scale = false;
+  std::optional<double> geometric_mean;        ///< when every final value is positive
   std::optional<double> success_rate;          ///< for the success metric only, over all attempts
   std::optional<double> samples_to_target;     ///< mean over the trials that reached the target
   std::optional<double> seconds_to_target;
@@ -44,6 +47,24 @@ struct SummaryRow {
 
 /// Two-sided 95 % Student-t quantile for `df` degrees of freedom.
 double t_quantile_975(std::size_t df);
+
+/// A 95 % confidence interval of the typical value of repetitions.
+struct Interval95 {
+  double centre = 0.0, low = 0.0, high = 0.0;
+  bool log_scale = false;  ///< centre is the geometric mean; the bounds are exp of a t-interval of the logs
+};
+
+/// A positive quantity whose values span at least this ratio (max / min) gets its CI on log scale.
+inline constexpr double kLogIntervalSpan = 10.0;
+
+/// The 95 % CI of the mean (Student t) — unless every value is positive and they span a decade
+/// (kLogIntervalSpan) or the t-interval would reach zero: then that of the geometric mean
+/// (geometric_interval_95), so errors spanning decades never get a negative lower bound. With
+/// fewer than two values the interval is the single value (or NaN for none).
+Interval95 interval_95(const std::vector<double>& values);
+/// The 95 % CI of the geometric mean of positive values: a Student-t interval of their logarithms,
+/// exponentiated (NaN for a non-positive value).
+Interval95 geometric_interval_95(const std::vector<double>& values);
 
 std::vector<SummaryRow> summarize(const ResultsStore& store, const SummaryOptions& options);
 /// A sweep value as tables show it: strings bare, anything else as JSON.
