@@ -81,8 +81,11 @@ commands:
                       (the other trials); then the mean and sd over the --outer values
   report DIR [--out FILE] [--metric M --below X] [--plot M,...] [--x iteration,samples,seconds]
              [--band Q] [--x-scale auto|linear|log] [--y-scale auto|linear|log] [--title T]
-                      write DIR/report.html: curves, phase-transition heat maps and
-                      summary tables in one self-contained page (drawn by gnuplot)
+             [--baseline LABEL] [--static]
+                      write DIR/report.html: curves, phase-transition heat maps, per-repetition
+                      and to-target plots, ratios to a baseline estimator (default: the first),
+                      summary tables and provenance in one self-contained page (gnuplot
+                      plots; an interactive Vega explorer unless --static)
   export DIR [--format csv|json] [--output FILE]
                       write the results in DIR as long-format rows (default csv to stdout)
 
@@ -489,7 +492,7 @@ std::vector<std::string> split_commas(const std::string& s) {
 int cmd_report(const Args& a) {
   if (a.positional.size() != 1)
     throw UsageError("usage: rankone report DIR [--out FILE] [--metric M --below X] [--plot M1,M2] [--x iteration,samples,seconds] "
-                     "[--band Q] [--x-scale auto|linear|log] [--y-scale auto|linear|log] [--title T]");
+                     "[--band Q] [--x-scale auto|linear|log] [--y-scale auto|linear|log] [--title T] [--baseline LABEL] [--static]");
   const fs::path dir = a.positional[0];
   ReportOptions o;
   if (a.options.count("--metric")) o.success_metric = a.options.at("--metric");
@@ -500,6 +503,8 @@ int cmd_report(const Args& a) {
   if (a.options.count("--x-scale")) o.x_scale = parse_axis_scale(a.options.at("--x-scale"));
   if (a.options.count("--y-scale")) o.y_scale = parse_axis_scale(a.options.at("--y-scale"));
   if (a.options.count("--title")) o.title = a.options.at("--title");
+  if (a.options.count("--baseline")) o.baseline = a.options.at("--baseline");
+  o.interactive = !a.flags.count("--static");
   const fs::path out = a.options.count("--out") ? fs::path(a.options.at("--out")) : dir / "report.html";
   write_report(dir, out, o);
   std::cout << "report: " << out.string() << "\n";
@@ -598,7 +603,9 @@ int main(int argc, char** argv) {
     if (cmd == "summarize") return cmd_summarize(parse_args(argc, argv, 2, {"--metric", "--below", "--format"}, {}));
     if (cmd == "report")
       return cmd_report(parse_args(argc, argv, 2,
-                                   {"--out", "--metric", "--below", "--plot", "--x", "--band", "--x-scale", "--y-scale", "--title"}, {}));
+                                   {"--out", "--metric", "--below", "--plot", "--x", "--band", "--x-scale", "--y-scale", "--title",
+                                    "--baseline"},
+                                   {"--static"}));
     if (cmd == "select")
       return cmd_select(parse_args(argc, argv, 2, {"--metric", "--tune", "--validation", "--average", "--outer", "--format"}, {}));
     if (cmd == "export") return cmd_export(parse_args(argc, argv, 2, {"--format", "--output"}, {}));

@@ -2,13 +2,17 @@
 /// \file `rankone report`: one self-contained HTML page per results folder (or folder of results
 /// folders) with, for each study, metric curves against iteration / samples / seconds (median and
 /// a band over repetitions, one colour per estimator label, one panel per sweep cell), final values
-/// against each sweep axis, phase-transition heat maps of the success rate for two-dimensional
-/// sweeps, the trial statuses and the summary tables of `rankone summarize`.
+/// against each sweep axis and per repetition, samples and seconds to the success target, paired
+/// ratios against a baseline estimator, phase-transition heat maps of the success rate for
+/// two-dimensional sweeps, the trial statuses, the summary tables of `rankone summarize` and the
+/// provenance of the runs (commit, compiler, flags, host, library and plugin versions).
 ///
-/// The plots are drawn by gnuplot (SVG terminal, run once per report as a subprocess on a generated
-/// script) and inlined; the page needs no network and no JavaScript. Repetitions are aggregated
-/// per iteration before plotting and each curve is thinned to at most `max_points_per_curve`
-/// points, so the report of a study with millions of points takes seconds.
+/// The static plots are drawn by gnuplot (SVG terminal, run once per report as a subprocess on a
+/// generated script) and inlined, so they show without JavaScript. An interactive explorer per
+/// study (hover values, zoom, choice of metric and x axis) is drawn by Vega, inlined from Debian's
+/// libjs-vega; without it the page is written without the explorer. The page needs no network.
+/// Repetitions are aggregated per iteration before plotting and each curve is thinned to at most
+/// `max_points_per_curve` points, so the report of a study with millions of points takes seconds.
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -41,6 +45,14 @@ struct ReportOptions {
   AxisScale y_scale = AxisScale::automatic;
   /// Curves with more recorded iterations are thinned (evenly, or log-spaced on a log x axis).
   std::size_t max_points_per_curve = 400;
+  /// The estimator label the paired comparison divides by; empty: each study's first label. A label
+  /// that a study does not have is a UsageError naming the study's labels.
+  std::string baseline;
+  /// Adds the interactive explorer (Vega, inlined) to each study; without it the page has no script.
+  bool interactive = true;
+  /// Folder of the Vega modules (vega-*.min.js); empty: $RANKONE_VEGA_DIR, else Debian's
+  /// /usr/share/javascript/vega.
+  std::filesystem::path vega_dir;
   /// Page title; empty: "RankOne report: <study names>".
   std::string title;
   /// The gnuplot executable; empty: $RANKONE_GNUPLOT, else `gnuplot` or `gnuplot-nox` on PATH.
