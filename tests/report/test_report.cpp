@@ -1,189 +1,39 @@
 // rankone report: the HTML page of a results folder — self-contained, every plot an inline SVG
-// that draws, tables with one row per sweep cell × estimator, errors from gnuplot surfaced.
+// that draws, tables with one row per sweep cell × estimator in numeric order, the provenance of
+// the runs, the explorer's data, errors from gnuplot and bad options surfaced.
 #include <catch2/catch.hpp>
 
-#include <sys/resource.h>
-#include <sys/wait.h>
-
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <map>
-#include <regex>
 #include <set>
-#include <sstream>
 
-#include "rankone/report/report.hpp"
-#include "rankone/store/results_store.hpp"
 #include "rankone/store/summary.hpp"
-#include "test_support.hpp"
+#include "report_fixtures.hpp"
 
 using namespace rankone;
-namespace fs = std::filesystem;
+using namespace report_test;
 using Catch::Matchers::Contains;
 
-namespace {
-
-/// A scratch folder shared by the test cases of this process, removed at exit.
-const fs::path& scratch() {
-  struct Folder {
-    fs::path dir = fs::temp_directory_path() / ("rankone_report_tests_" + std::to_string(::getpid()));
-    Folder() { fs::create_directories(dir); }
-    ~Folder() {
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-    }
-  };
-  static const Folder folder;
-  return folder.dir;
-}
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + what.size())) ++n;
-  return n;
-}
-
-/// The inline SVG elements of a page, in order.
-std::vector<std::string> svgs(const std::string& html) {
-  std::vector<std::string> out;
-  for (std::size_t pos = html.find("<svg"); pos != std::string::npos; pos = html.find("<svg", pos + 1)) {
-    const std::size_t end = html.find("</svg>", pos);
-    REQUIRE(end != std::string::npos);
-    out.push_back(html.substr(pos, end + 6 - pos));
-  }
-  return out;
-}
-
-/// The text from the first occurrence of `start` to the next `end` (inclusive).
-std::string section(const std::string& html, const std::string& start, const std::string& end) {
-  const std::size_t a = html.find(start);
-  REQUIRE(a != std::string::npos);
-  const std::size_t b = html.find(end, a);
-  REQUIRE(b != std::string::npos);
-  return html.substr(a, b + end.size() - a);
-}
-
-// A spectral study over a 2-D sweep (dimension × batch size): the CLI writes the results folder.
-const char* kSpectralSweep = R"({
-  "name": "spectral-phase",
-  "description": "Spectral recovery <d × n> & success",
-  "seed": 11,
-  "repetitions": 3,
-  "data": {"name": "synthetic", "d": 10, "rank": 1, "w_norm": 1,
-           "operator": {"name": "symmetric_rank_one", "first_order": true}},
-  "estimators": [{"name": "spectral", "label": "spectral", "rank": 1, "batch_size": 200}],
-  "metrics": ["combined_error", "samples", "seconds"],
-  "sweep": {"grid": {"data.d": [8, 16, 32], "estimators.0.batch_size": [100, 1000, 10000]}},
-  "success": {"metric": "combined_error", "below": 0.3}
-})";
-
-const fs::path& spectral_results() {
-  static const fs::path dir = [] {
-    const fs::path out = scratch() / "studies" / "spectral-phase";
-    const fs::path file = scratch() / "spectral-phase.json";
-    std::ofstream(file) << kSpectralSweep;
-    const std::string cmd = (test::binary_dir() / "bin" / "rankone").string() + " run " + file.string() + " --out " +
-                            out.string() + " --jobs 2 --quiet 2>&1";
-    std::string text;
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    char buf[4096];
-    while (std::size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
-    const int status = pclose(p);
-    INFO(text);
-    REQUIRE(WIFEXITED(status));
-    REQUIRE(WEXITSTATUS(status) == 0);
-    return out;
-  }();
-  return dir;
-}
-
-/// An iterative study written straight into a store: `rel_error` decays geometrically over
-/// `iterations` (over three decades), each label at its own rate, repetitions scattered by ±10 %.
-void write_iterative_study(const fs::path& dir, int cells, int repetitions, int iterations,
-                           const std::vector<std::string>& labels) {
-  ResultsStore store(dir);
-  Json grid = Json::array();
-  for (int c = 0; c < cells; ++c) grid.push_back(20 * (c + 1));
-  Json estimators = Json::array();
-  for (const auto& l : labels) estimators.push_back({{"name", "descent"}, {"label", l}});
-  const Json experiment = {{"name", "iterative"}, {"repetitions", repetitions}, {"estimators", estimators},
-                           {"sweep", {{"grid", {{"data.d", grid}}}}}, {"success", {{"metric", "rel_error"}, {"below", 1e-2}}}};
-  const std::int64_t run = store.begin_run(RunInfo{experiment, "iterative.json", "test"});
-  for (int c = 0; c < cells; ++c)
-    for (int r = 0; r < repetitions; ++r)
-      for (std::size_t l = 0; l < labels.size(); ++l) {
-        TrialRecord t;
-        t.key = std::to_string(c) + "/" + std::to_string(r) + "/" + labels[l];
-        t.cell = static_cast<std::size_t>(c);
-        t.coordinates = {{"data.d", grid[c]}};
-        t.repetition = r;
-        t.estimator = "descent";
-        t.label = labels[l];
-        t.status = l == 0 && r == 0 && c == 0 ? "diverged" : "converged";
-        t.message = t.status == "diverged" ? "error grew past 1e6 <bound>" : "";
-        t.iterations = iterations;
-        const double rate = std::log(1000.0) / iterations * (1.0 + static_cast<double>(l));
-        const double scatter = 1.0 + 0.1 * std::sin(1.7 * r + 0.3 * c);
-        for (int it = 0; it <= iterations; ++it)
-          t.points.push_back(Point{it, 100 * static_cast<Index>(it + 1), 1e-3 * it, "rel_error", scatter * std::exp(-rate * it)});
-        t.samples = t.points.back().samples;
-        store.write_trial(run, t);
-      }
-  store.end_run(run, "complete");
-}
-
-const fs::path& iterative_results() {
-  static const fs::path dir = [] {
-    const fs::path out = scratch() / "studies" / "iterative";
-    write_iterative_study(out, 2, 5, 60, {"fast", "slow <b>&"});
-    return out;
-  }();
-  return dir;
-}
-
-/// Checks what every report must satisfy: no network references, no scripts, and every plot an
-/// inline SVG that draws paths.
-void require_self_contained(const std::string& html) {
-  CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
-  CHECK(count(html, "http://") == 0);
-  CHECK(count(html, "https://") == 0);
-  CHECK(count(html, "<script") == 0);
-  CHECK(count(html, "<link") == 0);
-  CHECK(count(html, "<img") == 0);
-  CHECK(count(html, "<?xml") == 0);
-  const auto plots = svgs(html);
-  CHECK(plots.size() == count(html, "</svg>"));
-  const std::regex drawn_path(R"(<path[^>]* d=['"]M[^'"]*[LlHhVvCc][^'"]*['"])");
-  for (const auto& svg : plots) CHECK(std::regex_search(svg, drawn_path));
-}
-
-}  // namespace
-
-TEST_CASE("report of a 2-D spectral sweep: heat map, final values per axis, summary tables", "[report]") {
+TEST_CASE("report of a 2-D spectral sweep: heat map, final values, per-repetition plots, tables in numeric order", "[report]") {
   const fs::path html_file = scratch() / "spectral.html";
   write_report(spectral_results(), html_file, ReportOptions{});
   const std::string html = read_file(html_file);
   require_self_contained(html);
 
-  // One heat map (one label) and, for each of the two numeric axes, one final-value panel with a
-  // curve per value of the other axis; spectral is one-shot, so no curves against iterations.
-  const auto plots = svgs(html);
-  CHECK(plots.size() == 1 + 1 + 1);
+  // One heat map (one label); for each of the two numeric axes one final-value panel with a curve
+  // per value of the other axis; per repetition, a panel per batch size with groups along data.d.
+  // Spectral is one-shot (no curves), and one label has nothing to pair with.
+  const auto heatmaps = svgs(part(html, "s0-phase"));
+  REQUIRE(heatmaps.size() == 1);
+  CHECK(svgs(part(html, "s0-sweeps")).size() == 2);
+  CHECK(svgs(part(html, "s0-finals")).size() == 3);
+  CHECK_THAT(part(html, "s0-finals"), Contains("estimators.0.batch_size = 10000"));
+  CHECK(count(html, "id=\"s0-paired\"") == 0);
   CHECK_THAT(html, Contains("estimators.0.batch_size = 10000</span>"));
   CHECK_THAT(html, Contains("data.d = 32</span>"));
   CHECK_THAT(html, Contains("Phase transition: success rate (combined_error &lt; 0.3)"));
   CHECK_THAT(html, Contains("final combined_error vs data.d"));
   CHECK_THAT(html, Contains("final combined_error vs estimators.0.batch_size"));
+  CHECK_THAT(html, Contains("final combined_error per repetition"));
   CHECK_THAT(html, Contains("No curves against iteration, samples"));
 
   // The heat map prints each cell's success rate: the same numbers as `rankone summarize`.
@@ -198,7 +48,7 @@ TEST_CASE("report of a 2-D spectral sweep: heat map, final values per axis, summ
       expected.push_back(buf);
     }
   REQUIRE(expected.size() == 9);
-  const std::string& heatmap = plots[0];
+  const std::string& heatmap = heatmaps[0];
   std::vector<std::string> printed;
   const std::regex rate_text(R"(>([01]\.\d\d)</(tspan|text)>)");
   for (auto it = std::sregex_iterator(heatmap.begin(), heatmap.end(), rate_text); it != std::sregex_iterator(); ++it)
@@ -210,11 +60,18 @@ TEST_CASE("report of a 2-D spectral sweep: heat map, final values per axis, summ
   CHECK(expected.front() == "0.00");
   CHECK(expected.back() == "1.00");
 
-  // Summary table: a header and one row per cell × label; the success columns for the success metric.
+  // Summary table: a header and one row per cell × label, rows in the sweep's numeric order.
   const std::string table = section(html, "<table class=\"summary\" data-metric=\"combined_error\"", "</table>");
   CHECK(count(table, "<tr>") == 1 + 9);
   CHECK_THAT(table, Contains("<th>success rate</th>"));
   CHECK_THAT(table, Contains("<th>data.d</th>"));
+  CHECK_THAT(table, Contains("<th>CI of</th>"));
+  std::vector<std::string> first_columns;
+  const std::regex row(R"(<tr><td class="num">(\d+)</td><td class="num">(\d+)</td>)");
+  for (auto it = std::sregex_iterator(table.begin(), table.end(), row); it != std::sregex_iterator(); ++it)
+    first_columns.push_back(std::string((*it)[1]) + "/" + std::string((*it)[2]));
+  CHECK(first_columns == std::vector<std::string>{"8/100", "8/1000", "8/10000", "16/100", "16/1000", "16/10000", "32/100",
+                                                  "32/1000", "32/10000"});
   // Bookkeeping metrics get tables but no plots.
   CHECK(count(html, "data-metric=\"samples\"") == 0);
 
@@ -227,6 +84,71 @@ TEST_CASE("report of a 2-D spectral sweep: heat map, final values per axis, summ
   CHECK(count(html, "<d × n>") == 0);
 }
 
+TEST_CASE("report: the provenance of the runs and of the trials' code", "[report][provenance]") {
+  const ResultsStore store(spectral_results());
+  const auto runs = store.runs();
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].trials == 27);
+  CHECK(runs[0].status == "completed");
+  CHECK(runs[0].git_commit == BuildInfo::git_commit());
+  CHECK(runs[0].libraries["rankone"] == BuildInfo::libraries()["rankone"]);
+
+  const fs::path html_file = scratch() / "provenance.html";
+  write_report(spectral_results(), html_file, ReportOptions{});
+  const std::string provenance = part(read_file(html_file), "s0-provenance");
+  CHECK_THAT(provenance, Contains(BuildInfo::git_commit()));
+  CHECK_THAT(provenance, Contains(BuildInfo::compiler()));
+  CHECK_THAT(provenance, Contains(BuildInfo::flags()));
+  CHECK_THAT(provenance, Contains(BuildInfo::host()));
+  CHECK_THAT(provenance, Contains("<td>" + BuildInfo::libraries()["rankone"].get<std::string>() + "</td>"));
+  CHECK_THAT(provenance, Contains("eigen "));
+  // The code of the 27 trials: the core and the spectral plugin, with their fingerprints.
+  const std::string code = section(provenance, "<table class=\"code\">", "</table>");
+  CHECK_THAT(code, Contains("<td>core</td>"));
+  CHECK_THAT(code, Contains("<td>spectral</td>"));
+  CHECK_THAT(code, Contains("xxh3-128:"));
+  CHECK_THAT(code, Contains("<td class=\"num\">27</td>"));
+}
+
+TEST_CASE("report: the explorer's data and script are inline; --static leaves both out", "[report][explorer]") {
+  const fs::path html_file = scratch() / "explorer.html";
+  write_report(iterative_results(), html_file, ReportOptions{});
+  const std::string html = read_file(html_file);
+  require_self_contained(html);
+  CHECK(count(html, "<div class=\"explorer\"") == 1);
+  CHECK_THAT(html, Contains("rankoneModule(\"vega-view\")"));
+  const auto data = explorer_data(html);
+  REQUIRE(data.size() == 1);
+  const Json& d = data[0];
+  CHECK(d["labels"] == Json::array({"fast", "slow <b>&"}));
+  CHECK(d["metrics"] == Json::array({"rel_error"}));
+  CHECK(d["quantities"] == Json::array({"rel_error", "samples to target", "seconds to target"}));
+  CHECK(d["axes"] == Json::parse(R"([{"name": "data.d", "texts": ["20", "40"]}])"));
+  // 2 cells × 2 labels × 61 iterations; 20 trials' final values, and the 19 that reached 1e-2
+  // (the diverged one reached it too: its points are the same) twice (samples and seconds).
+  CHECK(d["curves"]["median"].size() == 2 * 2 * 61);
+  CHECK(d["finals"]["value"].size() == 20 + 2 * 20);
+  // Labels reach the data escaped for a <script> element (still the same JSON).
+  CHECK(count(html, "slow <b>&") == 0);
+  CHECK_THAT(html, Contains("slow \\u003cb\\u003e\\u0026"));
+
+  ReportOptions static_page;
+  static_page.interactive = false;
+  write_report(iterative_results(), html_file, static_page);
+  const std::string without = read_file(html_file);
+  require_self_contained(without);
+  CHECK(count(without, "<script") == 0);
+  CHECK_THAT(without, Contains("No interactive explorer"));
+
+  // Without Vega's modules the page is still written, with the reason instead of the explorer.
+  ReportOptions no_vega;
+  no_vega.vega_dir = scratch() / "no-such-vega";
+  write_report(iterative_results(), html_file, no_vega);
+  const std::string missing = read_file(html_file);
+  CHECK(count(missing, "<script") == 0);
+  CHECK_THAT(missing, Contains("No interactive explorer: ") && Contains("libjs-vega"));
+}
+
 TEST_CASE("report of an iterative study: curves with bands on a log axis, escaped labels, failures listed", "[report]") {
   const fs::path html_file = scratch() / "iterative.html";
   ReportOptions options;
@@ -235,8 +157,14 @@ TEST_CASE("report of an iterative study: curves with bands on a log axis, escape
   const std::string html = read_file(html_file);
   require_self_contained(html);
 
-  // 1-D sweep: one final-value figure (one panel), then per x axis one panel per cell.
-  CHECK(svgs(html).size() == 1 + 3 * 2);
+  // 1-D sweep: one panel for the final values across it and one per repetition, one per quantity
+  // to the target (samples, seconds) and paired against "fast" (rel_error, samples, seconds),
+  // then per x axis one curve panel per cell.
+  CHECK(svgs(part(html, "s0-sweeps")).size() == 1);
+  CHECK(svgs(part(html, "s0-finals")).size() == 1);
+  CHECK(svgs(part(html, "s0-targets")).size() == 2);
+  CHECK(svgs(part(html, "s0-paired")).size() == 3);
+  CHECK(svgs(part(html, "s0-curves")).size() == 3 * 2);
   for (const char* x : {"iteration", "samples", "seconds"}) CHECK_THAT(html, Contains(std::string("rel_error vs ") + x));
   CHECK_THAT(html, Contains("data.d = 20"));
   CHECK_THAT(html, Contains("data.d = 40"));
@@ -250,6 +178,9 @@ TEST_CASE("report of an iterative study: curves with bands on a log axis, escape
   CHECK(std::regex_search(panels[0], std::regex(R"(>10</tspan><tspan[^>]*>-[1-6]</tspan>)")));
   CHECK(count(panels[0], "fill-opacity") >= 2);
   CHECK(count(panels[0], "#1f77b4") + count(panels[0], "rgb( 31, 119, 180)") > 0);
+
+  // Samples to the target: every trial reached rel_error < 1e-2, so each group says 5/5.
+  CHECK(count(part(html, "s0-targets"), ">5/5<") == 2 * 2 * 2);
 
   // Labels are escaped in the legend and the tables; the diverged trial is listed with its message.
   CHECK_THAT(html, Contains("slow &lt;b&gt;&amp;"));
@@ -279,7 +210,7 @@ TEST_CASE("a folder resumed with a changed sweep keeps the configurations of bot
       t.points.push_back(Point{0, 1, 0.0, "rel_error", static_cast<double>(sizes[c])});
       store.write_trial(run, t);
     }
-    store.end_run(run, "complete");
+    store.end_run(run, "completed");
   };
   write_run({10, 20});
   write_run({30, 40, 50});
@@ -293,6 +224,12 @@ TEST_CASE("a folder resumed with a changed sweep keeps the configurations of bot
   const auto rows = summarize(store, SummaryOptions{});
   REQUIRE(rows.size() == 5);
   for (const auto& r : rows) CHECK(r.mean == r.coordinates["data.d"].get<double>());
+
+  // Both runs are in the provenance, each with the trials it wrote.
+  const auto runs = store.runs();
+  REQUIRE(runs.size() == 2);
+  CHECK(runs[0].trials == 2);
+  CHECK(runs[1].trials == 3);
 }
 
 TEST_CASE("report of a folder of studies has one section per study", "[report]") {
@@ -303,12 +240,14 @@ TEST_CASE("report of a folder of studies has one section per study", "[report]")
   const std::string html = read_file(html_file);
   require_self_contained(html);
   CHECK(count(html, "<section class=\"study\"") == 2);
+  CHECK(count(html, "<div class=\"explorer\"") == 2);
   CHECK_THAT(html, Contains("<title>RankOne report: iterative, spectral-phase</title>"));
-  // Ids inside the SVGs are unique across the page.
+  // Ids (of the SVGs' parts, sections and explorers) are unique across the page.
+  const std::string markup = markup_of(html);
   std::set<std::string> ids;
   const std::regex id(R"( id=['"]([^'"]+)['"])");
   std::size_t n = 0;
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), id); it != std::sregex_iterator(); ++it, ++n)
+  for (auto it = std::sregex_iterator(markup.begin(), markup.end(), id); it != std::sregex_iterator(); ++it, ++n)
     ids.insert((*it)[1]);
   CHECK(ids.size() == n);
 }
@@ -332,6 +271,11 @@ TEST_CASE("report options and inputs are checked; gnuplot failures carry its std
   ReportOptions bad_band;
   bad_band.band_quantile = 0.5;
   CHECK_THROWS_AS(write_report(iterative_results(), out, bad_band), UsageError);
+  ReportOptions unknown_baseline;
+  unknown_baseline.baseline = "fastest";
+  CHECK_THROWS_AS(write_report(iterative_results(), out, unknown_baseline), UsageError);
+  CHECK_THROWS_WITH(write_report(iterative_results(), out, unknown_baseline),
+                    Contains("--baseline fastest") && Contains("labels: fast, slow <b>&"));
 
   const fs::path fake = scratch() / "fake-gnuplot";
   std::ofstream(fake) << "#!/bin/sh\necho 'line 3: boom: undefined variable' >&2\nexit 3\n";
@@ -346,6 +290,19 @@ TEST_CASE("report options and inputs are checked; gnuplot failures carry its std
   CHECK_FALSE(fs::exists(out));
 }
 
+TEST_CASE("rankone report: an unknown --baseline is bad input (exit 2); a known one heads the comparison", "[report][cli]") {
+  const std::string dir = iterative_results().string();
+  const auto unknown = test::rankone_cli("report " + dir + " --out " + (scratch() / "cli.html").string() + " --baseline nope");
+  CHECK(unknown.code == 2);
+  CHECK_THAT(unknown.text, Contains("--baseline nope: no estimator has this label (labels: fast, slow <b>&)"));
+  const auto chosen = test::rankone_cli("report " + dir + " --out " + (scratch() / "cli.html").string() +
+                                        " --baseline 'slow <b>&' --static");
+  INFO(chosen.text);
+  REQUIRE(chosen.code == 0);
+  const std::string html = read_file(scratch() / "cli.html");
+  CHECK_THAT(html, Contains("Paired comparison against slow &lt;b&gt;&amp;"));
+  CHECK(count(html, "<script") == 0);
+}
 
 // Its speed is measured by benchmarks/bench_study_scale (never by a timed test).
 TEST_CASE("the report of 10 000 trials and a million points stays aggregated", "[report][scale]") {
@@ -355,7 +312,7 @@ TEST_CASE("the report of 10 000 trials and a million points stays aggregated", "
   write_report(dir, scratch() / "large.html", ReportOptions{});
   const std::string html = read_file(scratch() / "large.html");
   require_self_contained(html);
-  CHECK(html.size() < 4'000'000);  // aggregated: the page does not grow with the repetitions
+  CHECK(html.size() < 4'000'000);  // aggregated, dots thinned: the page does not grow with the repetitions
 }
 
 // Not run by default: writes the page the browser test (browser_test.sh) renders.
