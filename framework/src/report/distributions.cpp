@@ -5,7 +5,6 @@
 #include <set>
 
 #include "figures.hpp"
-#include "rankone/core/errors.hpp"
 #include "text.hpp"
 
 namespace rankone::reporting {

@@ -37,7 +37,7 @@ struct StudyFigures {
 };
 
 /// Every figure of a study (panels not yet rendered). Throws UsageError for an unknown --plot
-/// metric or --baseline label.
+/// metric.
 StudyFigures build_figures(const Study& s, const ReportOptions& o);
 
 // The builders, by kind (curves.cpp, distributions.cpp).

@@ -46,7 +46,8 @@ struct ReportOptions {
   /// Curves with more recorded iterations are thinned (evenly, or log-spaced on a log x axis).
   std::size_t max_points_per_curve = 400;
   /// The estimator label the paired comparison divides by; empty: each study's first label. A label
-  /// that a study does not have is a UsageError naming the study's labels.
+  /// that no study has is a UsageError naming the labels there are; a study of a folder of studies
+  /// that lacks it compares against its own first label (and says so).
   std::string baseline;
   /// Adds the interactive explorer (Vega, inlined) to each study; without it the page has no script.
   bool interactive = true;
