@@ -83,8 +83,16 @@ void declare_newton(Schema& s, std::int64_t newton_steps) {
   s.number("cg_tolerance", 1e-6, "CG stops when ‖residual‖ ≤ cg_tolerance · ‖gradient‖").above(0.0);
 }
 
+/// The data the conformance checks run these estimators and metrics on: a finite one-bit
+/// single-label problem (20 features, 6 labels, rank 2) with a fully labelled test set.
+Json example_data() {
+  return {{"name", "synthetic"}, {"operator", "single_label"}, {"d", 20}, {"d2", 6}, {"rank", 2}, {"truth", "unit_columns"},
+          {"link", "sign"}, {"size", 3000}, {"test_size", 100}, {"test_full_labels", true}};
+}
+
 Registration one_bit_registration() {
   Registration r;
+  r.example_data = example_data();
   r.kind = Kind::estimator;
   r.name = "one_bit_mll";
   r.summary = "one-bit single-label multi-label learning: alternating power iteration on the Hermitian dilation "
@@ -109,7 +117,7 @@ Registration one_bit_registration() {
   s.integer("max_iterations", 10, "iterations after the initialisation (one fresh batch each)").at_least(0);
   s.number("tolerance", 0.0, "stop when ‖W_t − W_{t−1}‖_F / ‖W_{t−1}‖_F falls below this (0: never)").at_least(0.0);
   IterativeEstimator::declare_stall_fit(s);
-  r.example = Json::object();
+  r.example = {{"batch_size", 500}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return with_stall_fit(std::make_unique<OneBitMultilabel>(p), p);
   };
@@ -119,6 +127,7 @@ Registration one_bit_registration() {
 
 Registration leml_registration() {
   Registration r;
+  r.example_data = example_data();
   r.kind = Kind::estimator;
   r.name = "leml";
   r.summary = "LEML: W = UV', loss on observed labels + λ(‖U‖²+‖V‖²), alternating Newton–CG per factor";
@@ -143,6 +152,7 @@ Registration leml_registration() {
 
 Registration svm_registration() {
   Registration r;
+  r.example_data = example_data();
   r.kind = Kind::estimator;
   r.name = "ova_svm";
   r.summary = "one-vs-all linear L2-SVMs (squared hinge + λ‖W‖²_F), generalised Newton–CG; no low-rank constraint";
@@ -162,6 +172,7 @@ Registration svm_registration() {
 Registration trace_registration(const std::string& name, LossKind loss, const std::string& what,
                                 const std::string& table_name) {
   Registration r;
+  r.example_data = example_data();
   r.kind = Kind::estimator;
   r.name = name;
   r.summary = "trace-norm-regularised " + what + ": mean loss + μ‖W‖_*, proximal gradient with singular value "
@@ -206,6 +217,7 @@ Registration recovery_error_registration() {
 
 Registration precision_registration() {
   Registration r;
+  r.example_data = example_data();
   r.kind = Kind::metric;
   r.name = "precision_at_k";
   r.summary = "fraction of each test instance's k top-scored labels that are positive, averaged over instances";

@@ -107,6 +107,16 @@ std::unique_ptr<Component> with_stall_fit(std::unique_ptr<IterativeEstimator> es
   return estimator;
 }
 
+/// The data the conformance checks run the completion estimators on: entries of a 20 × 20 PSD
+/// matrix of rank 2, observed uniformly, with a held-out set; a stream for the online estimators, a
+/// fixed set of 400 observations for the offline ones.
+Json completion_example_data(bool fixed_set) {
+  Json data = {{"name", "synthetic"}, {"operator", "entry"}, {"sampler", "one_hot"}, {"d", 20}, {"rank", 2}, {"truth", "psd"},
+               {"test_size", 200}};
+  if (fixed_set) data["size"] = 400;
+  return data;
+}
+
 template <class Estimator>
 Registration online_registration(std::string name, std::string summary, std::string citation, std::string doc) {
   Registration r;
@@ -117,6 +127,7 @@ Registration online_registration(std::string name, std::string summary, std::str
   r.doc_page = std::move(doc);
   declare_online(r.schema);
   r.example = {{"rank", 2}};
+  r.example_data = completion_example_data(false);
   r.footprint = online_footprint(std::is_same_v<Estimator, OnlineGeneralTheoretical> ? 9 : 4,
                                  std::is_same_v<Estimator, OnlinePsd> ? 8 + 16 : 8);  // measured: benchmarks/memory_estimates.py
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
@@ -176,6 +187,7 @@ PluginDescriptor describe_online_completion() {
   als.doc_page = "docs/plugins/als_completion.md";
   declare_offline(als.schema, 50, false);
   als.example = {{"rank", 2}};
+  als.example_data = completion_example_data(true);
   als.footprint = offline_footprint;
   als.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return with_stall_fit(std::make_unique<AlsCompletion>(OfflineOptions(p)), p);
@@ -191,6 +203,7 @@ PluginDescriptor describe_online_completion() {
   sgd.doc_page = "docs/plugins/sgd_mf.md";
   declare_offline(sgd.schema, 100, true);
   sgd.example = {{"rank", 2}};
+  sgd.example_data = completion_example_data(true);
   sgd.footprint = offline_footprint;
   sgd.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return with_stall_fit(std::make_unique<SgdMf>(OfflineOptions(p)), p);
@@ -204,6 +217,7 @@ PluginDescriptor describe_online_completion() {
                    "observed entries by exact block coordinate descent";
   biases.citation = "Koren 2008, Factorization Meets the Neighborhood (KDD), Section 2.1, baseline estimates";
   biases.doc_page = "docs/plugins/bias_baseline.md";
+  biases.example_data = completion_example_data(true);
   biases.schema.choice("terms", "biases", {"mean", "biases"}, "μ alone, or μ + b_row(i) + b_col(j)");
   biases.schema.number("regularization", 10.0, "λ in Σ_Ω (M_ij − μ − b_i − c_j)² + λ(‖b‖² + ‖c‖²)").at_least(0.0);
   biases.schema.integer("max_iterations", 100, "sweeps (μ, then rows, then columns)").at_least(1);

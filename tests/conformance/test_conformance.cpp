@@ -1,20 +1,14 @@
-// Conformance over every registered plugin: it constructs from its example parameters, describes
-// itself, its schema round-trips through JSON, and it behaves as its kind promises.
+// Conformance over every registered plugin: the installed checks of rankone/conformance (the ones
+// `rankone test-plugin` runs on an out-of-tree library), plus what the built-in plugins promise
+// beyond them: a documentation page in the repository and a declared memory footprint.
 #include <catch2/catch.hpp>
 
+#include <map>
+
+#include "rankone/conformance/conformance.hpp"
 #include "test_support.hpp"
 
 using namespace rankone;
-
-namespace {
-
-Json example_ref(const Registration& r) {
-  Json ref = r.example;
-  ref["name"] = r.name;
-  return ref;
-}
-
-}  // namespace
 
 TEST_CASE("every plugin conforms", "[conformance]") {
   const auto& registry = test::registry();
@@ -22,77 +16,37 @@ TEST_CASE("every plugin conforms", "[conformance]") {
   for (const Registration* r : registry.all()) {
     DYNAMIC_SECTION(to_string(r->kind) << " " << r->name) {
       INFO("plugin " << r->name << " from " << r->library);
-      CHECK_FALSE(r->summary.empty());
-      CHECK_FALSE(r->version.empty());
-      CHECK_FALSE(r->doc_page.empty());
-      if (!r->doc_page.empty()) CHECK(std::filesystem::exists(test::source_dir() / r->doc_page));
-      for (const auto& p : r->schema.params()) {
-        INFO("parameter " << p.name);
-        CHECK_FALSE(p.doc.empty());
-      }
-      // The schema round-trips through its JSON form (what `rankone describe --json` prints).
-      CHECK(Schema::from_json(r->schema.to_json()).to_json() == r->schema.to_json());
-
-      ValidationContext ctx(registry, [](const std::string&) { return std::string("conformance"); });
-      const Json resolved = validate_plugin_ref(example_ref(*r), r->kind, ctx, "");
-      // Validation is idempotent: the resolved form validates to itself.
-      CHECK(validate_plugin_ref(resolved, r->kind, ctx, "") == resolved);
-
-      switch (r->kind) {
-        case Kind::sampler: {
-          auto s = registry.create<Sampler>(resolved, r->kind);
-          DesignSide side;
-          Rng rng(1);
-          s->sample(rng, 7, 5, side);
-          CHECK(side.kind == s->kind());
-          CHECK(side.count() == 5);
-          CHECK(side.dim == 7);
-          const Moments m = s->moments(7);
-          CHECK(std::isfinite(m.variance));
-          break;
-        }
-        case Kind::sensing_operator: {
-          auto op = registry.create<SensingOperator>(resolved, r->kind);
-          CHECK_FALSE(op->accepted_left().empty());
-          break;
-        }
-        case Kind::data_source: {
-          auto src = registry.create<DataSource>(resolved, r->kind);
-          src->open(11);
-          const Batch b = src->next(8);
-          CHECK(b.size() > 0);
-          CHECK(src->samples_drawn() == b.size());
-          CHECK(b.left.dim == src->shape().d1);
-          break;
-        }
-        case Kind::estimator: {
-          auto est = registry.create<Estimator>(resolved, r->kind);
-          CHECK(est->summary().status == Status::running);
-          break;
-        }
-        case Kind::metric: {
-          auto m = registry.create<Metric>(resolved, r->kind);
-          CHECK(m != nullptr);
-          break;
-        }
-      }
-
-      // Its memory footprint (checked against the budget before a study runs) is declared by every
-      // built-in sampler, source and estimator, finite, and does not shrink as the problem grows.
+      const ConformanceReport report = check_plugin(registry, *r);
+      INFO(report);
+      CHECK(report.passed());
+      CHECK(report.checks.size() >= 4);
+      CHECK(std::filesystem::exists(test::source_dir() / r->doc_page));
       if (r->kind == Kind::sampler || r->kind == Kind::data_source || r->kind == Kind::estimator)
         CHECK(static_cast<bool>(r->footprint));
-      auto bytes_at = [&](Index d) {
-        DataFootprint data;
-        data.shape = ProblemShape{d, d, false};
-        data.instance_bytes = 8.0 * static_cast<double>(d);
-        data.training_instances = 1000;
-        data.test_instances = 100;
-        return registry.footprint(resolved, r->kind, FootprintContext{registry, data}).bytes();
-      };
-      const double small = bytes_at(300), large = bytes_at(3000);
-      CHECK(std::isfinite(small));
-      CHECK(small >= 0);
-      CHECK(large >= small);
+    }
+  }
+}
+
+TEST_CASE("the conformance checks catch each broken promise", "[conformance]") {
+  Registry registry;
+  registry.load_default({RANKONE_NONCONFORMING_PLUGINS});
+  // plugin → the check it must fail (every other check of it passes)
+  const std::map<std::string, std::vector<std::string>> expected_failures = {
+      {"wrong_moments", {"declared moments match its draws"}},
+      {"not_adjoint", {"adjoint identity <A(M), z> = <M, A'(z)> (dense designs)",
+                       "matrix-free adjoint products equal the dense form (dense designs)"}},
+      {"nan_estimator", {"runs start and step on its example data with finite estimates"}},
+      {"irreproducible_estimator", {"the same seed gives the same estimate"}},
+      {"unseeded_source", {"the same seed gives the same data"}},
+      {"nan_metric", {"evaluates to finite values on its example data"}}};
+  for (const auto& [name, failing] : expected_failures) {
+    DYNAMIC_SECTION(name) {
+      const ConformanceReport report = check_plugin(registry, registry.get(name));
+      INFO(report);
+      std::vector<std::string> failed;
+      for (const auto& c : report.checks)
+        if (!c.passed) failed.push_back(c.check);
+      CHECK(failed == failing);
     }
   }
 }

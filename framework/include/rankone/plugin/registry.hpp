@@ -44,6 +44,9 @@ struct Registration {
   /// Parameters for a minimal working instance, beyond the defaults (required ones, e.g. `{"d": 10}`
   /// for a source). The conformance test builds every plugin from it.
   Json example = Json::object();
+  /// Estimators and metrics: a data source reference (`{"name": "synthetic", ...}`) on which the
+  /// example runs in the conformance checks; null: conformance's default_example_data().
+  Json example_data;
   Factory factory;
   /// Its memory footprint; without one the component counts as holding nothing (the trial's memory
   /// limit still stops it at run time). Every built-in sampler, source and estimator declares one.
