@@ -29,6 +29,8 @@
 
 #include "isolation.hpp"
 #include "signals.hpp"
+#include "new_plugin.hpp"
+#include "test_plugin.hpp"
 #include "rankone/runner/code_identity.hpp"
 #include "rankone/runner/memory_budget.hpp"
 #ifdef RANKONE_WITH_MPI
@@ -69,10 +71,11 @@ commands:
   plugins [--json]    list the registered plugins
   describe NAME [--json]
                       print a plugin's documentation and parameter schema
-  summarize DIR [--metric M --below X] [--format table|csv|json]
+  summarize DIR [--metric M --below X] [--only M1,M2] [--format table|csv|json]
                       per cell × estimator × metric: final mean, sd, 95 % CI, median;
                       success rate and samples/seconds to reach X for metric M
-                      (default: the experiment's "success" section)
+                      (default: the experiment's "success" section); --only keeps
+                      the rows of the metrics named
   select DIR --metric M --tune PATH[,PATH...] --validation PATH=VALUE
          [--average PATH[,PATH...]] [--outer PATH] [--format table|json]
                       model selection: per estimator (and --outer value) the tuned sweep
@@ -88,6 +91,15 @@ commands:
                       plots; an interactive Vega explorer unless --static)
   export DIR [--format csv|json] [--output FILE]
                       write the results in DIR as long-format rows (default csv to stdout)
+  new-plugin NAME --kind estimator|sampler|operator|source|metric [--dir D]
+                      write D/NAME (default ./NAME): a plugin of that kind from a template,
+                      its CMake build against the installed RankOne, a documentation
+                      page, a Catch2 test and an experiment running it beside a built-in
+  test-plugin LIB     the conformance checks on every plugin LIB registers: it describes
+                      itself, its schema round-trips, its example constructs, and per
+                      kind: moments (sampler), adjoint identities (operator), batches and
+                      determinism (source), start/step with finite, reproducible
+                      estimates (estimator), finite values (metric); exit 1 on a failure
 
 Plugins are loaded from the build's plugin folder, RANKONE_PLUGIN_PATH (':'-separated folders or
 libraries) and an experiment's "plugin_paths".
@@ -467,8 +479,41 @@ int cmd_describe(const Args& a) {
   return 0;
 }
 
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+/// The rows of the metrics named, in the summary's order; a name no row has is a usage error.
+std::vector<SummaryRow> rows_of_metrics(std::vector<SummaryRow> rows, const std::vector<std::string>& metrics) {
+  std::set<std::string> recorded;
+  for (const auto& row : rows) recorded.insert(row.metric);
+  for (const auto& m : metrics)
+    if (!recorded.count(m)) {
+      std::string known;
+      for (const auto& r : recorded) known += (known.empty() ? "" : ", ") + r;
+      throw UsageError("--only: no trial recorded the metric '" + m + "' (recorded: " + known + ")");
+    }
+  std::erase_if(rows, [&](const SummaryRow& row) { return std::find(metrics.begin(), metrics.end(), row.metric) == metrics.end(); });
+  return rows;
+}
+
+int cmd_new_plugin(const Args& a) {
+  if (a.positional.size() != 1 || !a.options.count("--kind"))
+    throw UsageError("usage: rankone new-plugin NAME --kind estimator|sampler|operator|source|metric [--dir D]");
+  const fs::path dir = a.options.count("--dir") ? fs::path(a.options.at("--dir")) : fs::current_path();
+  const fs::path folder = cli::new_plugin(a.positional[0], a.options.at("--kind"), dir);
+  std::cout << "wrote " << folder.string() << "/ (" << a.options.at("--kind") << " '" << a.positional[0] << "'); next:\n"
+            << cli::new_plugin_next_steps(folder);
+  return 0;
+}
+
 int cmd_summarize(const Args& a) {
-  if (a.positional.size() != 1) throw UsageError("usage: rankone summarize DIR [--metric M --below X] [--format table|csv|json]");
+  if (a.positional.size() != 1)
+    throw UsageError("usage: rankone summarize DIR [--metric M --below X] [--only M1,M2] [--format table|csv|json]");
   const fs::path dir = a.positional[0];
   SummaryOptions opts;
   if (a.options.count("--metric")) opts.success_metric = a.options.at("--metric");
@@ -477,16 +522,10 @@ int cmd_summarize(const Args& a) {
   if (format != "table" && format != "csv" && format != "json")
     throw UsageError("--format: expected table, csv or json, found '" + format + "'");
   const ResultsStore store(dir, ResultsStore::Access::read_only);
-  write_summary(summarize(store, opts), format, std::cout);
+  std::vector<SummaryRow> rows = summarize(store, opts);
+  if (a.options.count("--only")) rows = rows_of_metrics(std::move(rows), split_commas(a.options.at("--only")));
+  write_summary(rows, format, std::cout);
   return damage_report(store);
-}
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
 }
 
 int cmd_report(const Args& a) {
@@ -600,7 +639,7 @@ int main(int argc, char** argv) {
     if (cmd == "validate") return cmd_validate(parse_args(argc, argv, 2, {"--max-memory"}, {}));
     if (cmd == "plugins") return cmd_plugins(parse_args(argc, argv, 2, {}, {"--json"}));
     if (cmd == "describe") return cmd_describe(parse_args(argc, argv, 2, {}, {"--json"}));
-    if (cmd == "summarize") return cmd_summarize(parse_args(argc, argv, 2, {"--metric", "--below", "--format"}, {}));
+    if (cmd == "summarize") return cmd_summarize(parse_args(argc, argv, 2, {"--metric", "--below", "--only", "--format"}, {}));
     if (cmd == "report")
       return cmd_report(parse_args(argc, argv, 2,
                                    {"--out", "--metric", "--below", "--plot", "--x", "--band", "--x-scale", "--y-scale", "--title",
@@ -609,6 +648,12 @@ int main(int argc, char** argv) {
     if (cmd == "select")
       return cmd_select(parse_args(argc, argv, 2, {"--metric", "--tune", "--validation", "--average", "--outer", "--format"}, {}));
     if (cmd == "export") return cmd_export(parse_args(argc, argv, 2, {"--format", "--output"}, {}));
+    if (cmd == "new-plugin") return cmd_new_plugin(parse_args(argc, argv, 2, {"--kind", "--dir"}, {}));
+    if (cmd == "test-plugin") {
+      const Args a = parse_args(argc, argv, 2, {}, {});
+      if (a.positional.size() != 1) throw UsageError("usage: rankone test-plugin LIB");
+      return cli::test_plugin(a.positional[0], std::cout);
+    }
     throw UsageError("unknown command '" + cmd + "'\n" + kUsage);
   } catch (const InputError& e) {
     std::cerr << "rankone: error: " << e.what() << "\n";

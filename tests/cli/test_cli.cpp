@@ -285,6 +285,28 @@ TEST_CASE("summarize aggregates final values per cell, estimator and metric", "[
   CHECK_THAT(table.text, Catch::Contains("ci95_low"));
 }
 
+TEST_CASE("the quick-start study shows the seed result: one-pass gFM to machine precision, the baselines far off",
+          "[cli][quickstart]") {
+  test::ScratchDir s("quickstart");
+  const fs::path out = s.path() / "out";
+  const auto run = test::rankone_cli("run " + (test::source_dir() / "experiments/quickstart.json").string() + " --out " +
+                                     out.string() + " --report --quiet");
+  INFO(run.text);
+  REQUIRE(run.code == 0);
+  const auto summary = test::rankone_cli("summarize " + out.string() + " --only combined_error --format json", true);
+  REQUIRE(summary.code == 0);
+  std::map<std::string, double> median;
+  for (const auto& row : Json::parse(summary.text)) median[row["estimator"].get<std::string>()] = row["median"].get<double>();
+  REQUIRE(median.size() == 3);  // --only kept the one metric
+  CHECK(median.at("one-pass gFM") < 1e-10);
+  CHECK(median.at("spectral start") > 1e-2);
+  CHECK(median.at("conventional FM") > 0.1);  // its M is PSD: the negative eigen-directions are out of reach
+  CHECK(fs::file_size(out / "report.html") > 10000);
+  const auto unknown = test::rankone_cli("summarize " + out.string() + " --only combined_eror");
+  CHECK(unknown.code == 2);
+  CHECK_THAT(unknown.text, Catch::Contains("no trial recorded the metric 'combined_eror'"));
+}
+
 TEST_CASE("a failed trial is recorded with its message, the study goes on, and the exit code says so", "[cli][faults]") {
   test::ScratchDir s("faults");
   // Moment elimination refuses two-point designs (τ = 0): status failed. The spectral trials of the
