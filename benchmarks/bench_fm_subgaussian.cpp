@@ -54,7 +54,7 @@ void fm_epoch(benchmark::State& state, const std::string& solver) {
                                                {"rank", kRank},
                                                {"solver", solver},
                                                {"learning_rate", 1e-5},
-                                               {"passes", 1 << 30},
+                                               {"max_iterations", 1 << 30},
                                                {"tolerance", 0.0}},
                                           Kind::estimator);
   Rng rng(4);

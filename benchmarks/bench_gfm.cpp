@@ -29,7 +29,7 @@ Json source_ref() {
 
 Json estimator_ref(int iterations, int threads = 1) {
   return Json{{"name", "gfm_one_pass"}, {"rank", kRank},           {"batch_size", kBatch},
-              {"iterations", iterations}, {"tolerance", 0.0},       {"divergence_factor", 1e300},
+              {"max_iterations", iterations}, {"tolerance", 0.0},       {"divergence_factor", 1e300},
               {"threads", threads}};
 }
 

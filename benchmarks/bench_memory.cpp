@@ -37,7 +37,7 @@ int one_pass_run(Index samples) {
   auto estimator = bench::make<Estimator>(Json{{"name", "gfm_one_pass"},
                                                {"rank", kRank},
                                                {"batch_size", kBatch},
-                                               {"iterations", 1000000},
+                                               {"max_iterations", 1000000},
                                                {"tolerance", 0.0}},
                                           Kind::estimator);
   Rng rng(2);

@@ -180,6 +180,10 @@ Json Schema::validate(const Json& given, const ValidationContext& ctx, const std
   for (auto it = given.begin(); it != given.end(); ++it) {
     if (it.key() == "name" || it.key() == "label") continue;
     if (!find(it.key())) {
+      for (const auto& [old_name, new_name] : renamed_)
+        if (it.key() == old_name)
+          ctx.fail_message(path + "/" + it.key(), "'" + old_name + "' is now called '" + new_name + "' (write \"" + new_name +
+                                                      "\": " + it.value().dump() + "; one name per concept across plugins)");
       std::string known;
       std::string closest;
       std::size_t best = std::string::npos;
@@ -253,6 +257,11 @@ Json Schema::validate(const Json& given, const ValidationContext& ctx, const std
     }
   }
   return out;
+}
+
+Schema& Schema::renamed(std::string old_name, std::string new_name) {
+  renamed_.emplace_back(std::move(old_name), std::move(new_name));
+  return *this;
 }
 
 Json Schema::to_json() const {

@@ -17,16 +17,16 @@ ConventionalFmOptions ConventionalFmOptions::from(const Params& p) {
   o.reg_w = p.number("reg_w");
   o.reg_v = p.number("reg_v");
   o.init_std = p.number("init_std");
-  o.passes = static_cast<int>(p.integer("passes"));
+  o.max_iterations = static_cast<int>(p.integer("max_iterations"));
   o.tolerance = p.number("tolerance");
-  o.train_size = p.integer("train_size");
+  o.training_size = p.integer("training_size");
   o.standardize = p.boolean("standardize");
   o.intercept = p.boolean("intercept") || o.standardize;
   return o;
 }
 
 ConventionalFmEstimator::ConventionalFmEstimator(ConventionalFmOptions options)
-    : IterativeEstimator(options.passes, options.tolerance), options_(options) {}
+    : IterativeEstimator(options.max_iterations, options.tolerance), options_(options) {}
 
 ConventionalFmEstimator::~ConventionalFmEstimator() = default;
 
@@ -38,7 +38,7 @@ void ConventionalFmEstimator::start(DataSource& data, Rng& rng) {
   if (const std::string why = unsupported_source(data); !why.empty()) return finish(Status::failed, "fm " + why);
   first_order_ = data.sensing_operator().has_first_order();
 
-  // The training set: one whole pass of a finite source, else the first train_size instances.
+  // The training set: one whole pass of a finite source, else the first training_size instances.
   Batch train;
   if (data.finite()) {
     for (Batch b = data.next(1 << 14); b.instances() > 0; b = data.next(1 << 14)) {
@@ -47,7 +47,7 @@ void ConventionalFmEstimator::start(DataSource& data, Rng& rng) {
     }
     data_note_ = "; " + std::to_string(train.instances()) + " instances (one pass of the finite source) held in memory";
   } else {
-    train = data.next(options_.train_size);
+    train = data.next(options_.training_size);
     data_note_ = "; the first " + std::to_string(train.instances()) + " instances of the stream held in memory";
   }
   if (train.instances() == 0) return finish(Status::failed, "the data source returned no training instances");
@@ -196,8 +196,8 @@ std::string ConventionalFmEstimator::stall_hint() const {
            short_number(max_variance_) + "; set standardize); ";
   if (options_.solver == ConventionalFmOptions::Solver::sgd)
     return hint + "SGD with learning_rate " + short_number(options_.learning_rate) +
-           " may be too slow or too noisy: change learning_rate, add passes or decay, or use solver als";
-  return hint + "try more passes or smaller reg_v / reg_w";
+           " may be too slow or too noisy: change learning_rate, raise max_iterations or add decay, or use solver als";
+  return hint + "try a larger max_iterations or smaller reg_v / reg_w";
 }
 
 }  // namespace rankone::fm_subgaussian

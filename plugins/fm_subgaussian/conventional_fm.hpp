@@ -8,7 +8,7 @@
 ///
 ///   J = (1/2N) Σ_i (ŷ_i − y_i)² + ½ reg_w ‖w‖² + ½ reg_v ‖U‖²   (bias unregularised),
 ///
-/// over a training set held in memory (one pass of a finite source, or the first `train_size`
+/// over a training set held in memory (one pass of a finite source, or the first `training_size`
 /// instances of an endless one). One iteration is one epoch. Predictions and gradients use the
 /// identity x'Mx = Σ_f [(u_f'x)² − Σ_j u_jf² x_j²]: O(kd) per instance.
 #include <string>
@@ -28,9 +28,9 @@ struct ConventionalFmOptions {
   double reg_w = 0.0;
   double reg_v = 0.0;
   double init_std = 0.1;        ///< entries of the initial U ~ N(0, init_std²)
-  int passes = 100;             ///< epochs
+  int max_iterations = 100;     ///< epochs
   double tolerance = 1e-9;
-  Index train_size = 10000;     ///< instances taken from an endless source
+  Index training_size = 10000;  ///< instances taken from an endless source
   bool standardize = false;
   bool intercept = true;
 

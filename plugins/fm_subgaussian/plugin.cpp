@@ -53,11 +53,11 @@ FootprintModel alternating_footprint(bool zero_diagonal) {
   };
 }
 
-/// The training set (an endless source's train_size, or a whole pass, gathered with a 2× copy at the
+/// The training set (an endless source's training_size, or a whole pass, gathered with a 2× copy at the
 /// end) and two (ALS: three) dense d × N copies of its design; the zero-diagonal estimate's spectrum.
 Footprint conventional_fm_footprint(const Params& p, const FootprintContext& c) {
   const DataFootprint& data = c.data;
-  const double n = data.training_instances > 0 ? data.training_instances : static_cast<double>(p.integer("train_size"));
+  const double n = data.training_instances > 0 ? data.training_instances : static_cast<double>(p.integer("training_size"));
   const double d = static_cast<double>(data.shape.d1);
   const double copies = p.string("solver") == "als" ? 3 : 2;
   Footprint f;
@@ -141,16 +141,17 @@ Registration fm_registration() {
   s.number("reg_w", 0.0, "L2 penalty λ_w on w (objective (1/2N)Σe² + ½λ_w‖w‖² + ½λ_v‖U‖²)").at_least(0.0);
   s.number("reg_v", 0.0, "L2 penalty λ_v on the factors U").at_least(0.0);
   s.number("init_std", 0.1, "standard deviation of the initial factor entries").above(0.0);
-  s.integer("passes", 100, "epochs over the training set (the iteration budget)").at_least(1);
+  s.integer("max_iterations", 100, "epochs over the training set (the iteration budget: one iteration is one epoch)").at_least(1);
   s.number("tolerance", 1e-9, "stop when the relative change of (w, UU') in an epoch falls below this").at_least(0.0);
-  s.integer("train_size", 10000, "instances taken from an endless source as the training set (finite sources: all)")
+  s.integer("training_size", 10000, "instances taken from an endless source as the training set (finite sources: all)")
       .at_least(1);
+  s.renamed("passes", "max_iterations").renamed("train_size", "training_size");
   s.boolean("standardize", false,
             "learn on per-feature standardised x (training-set mean and std); the model is reported in raw "
             "coordinates. Implies intercept");
   s.boolean("intercept", true, "fit a bias b");
   IterativeEstimator::declare_stall_fit(s);
-  r.example = {{"passes", 2}, {"train_size", 500}};
+  r.example = {{"max_iterations", 2}, {"training_size", 500}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return with_stall_fit(std::make_unique<ConventionalFmEstimator>(ConventionalFmOptions::from(p)), p);
   };
@@ -168,7 +169,8 @@ Registration ridge_registration() {
   Schema& s = r.schema;
   s.number("l2", 1e-6, "L2 penalty λ (objective (1/2N)Σ(b + w'x − y)² + ½λ‖w‖², intercept unpenalised)").at_least(0.0);
   s.integer("batch_size", 10000, "instances added per iteration (each iteration re-solves exactly)").at_least(1);
-  s.integer("train_size", 100000, "instances taken from an endless source (finite sources: one pass)").at_least(1);
+  s.integer("training_size", 100000, "instances taken from an endless source (finite sources: one pass)").at_least(1);
+  s.renamed("train_size", "training_size");
   s.boolean("standardize", false, "penalise the coefficients of standardised features (scale-invariant fit)");
   IterativeEstimator::declare_stall_fit(s);
   r.example = Json::object();

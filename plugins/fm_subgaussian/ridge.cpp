@@ -11,7 +11,7 @@ RidgeOptions RidgeOptions::from(const Params& p) {
   RidgeOptions o;
   o.l2 = p.number("l2");
   o.batch_size = p.integer("batch_size");
-  o.train_size = p.integer("train_size");
+  o.training_size = p.integer("training_size");
   o.standardize = p.boolean("standardize");
   return o;
 }
@@ -39,7 +39,7 @@ void RidgeEstimator::start(DataSource& data, Rng&) {
 }
 
 double RidgeEstimator::iterate(DataSource& data) {
-  const Index budget = data.finite() ? std::numeric_limits<Index>::max() : options_.train_size;
+  const Index budget = data.finite() ? std::numeric_limits<Index>::max() : options_.training_size;
   const Index wanted = std::min(options_.batch_size, budget - count_);
   const Batch batch = wanted > 0 ? data.next(wanted) : Batch{};
   if (batch.instances() == 0) {

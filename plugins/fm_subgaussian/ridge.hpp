@@ -15,7 +15,7 @@ namespace rankone::fm_subgaussian {
 struct RidgeOptions {
   double l2 = 1e-6;
   Index batch_size = 10000;
-  Index train_size = 100000;  ///< instances taken from an endless source
+  Index training_size = 100000;  ///< instances taken from an endless source
   bool standardize = false;   ///< penalise standardised coefficients (scikit-learn's scaler + ridge)
 
   static RidgeOptions from(const Params& p);

@@ -38,7 +38,7 @@ GfmOptions GfmOptions::from_params(const Params& params) {
   o.rank = params.integer("rank");
   o.batch_size = params.integer("batch_size");
   o.init_batch_size = params.has("init_batch_size") ? params.integer("init_batch_size") : o.batch_size;
-  o.iterations = static_cast<int>(params.integer("iterations"));
+  o.max_iterations = static_cast<int>(params.integer("max_iterations"));
   o.passes = params.integer("passes");
   o.tolerance = params.number("tolerance");
   o.first_order = params.boolean("first_order");
@@ -49,7 +49,7 @@ GfmOptions GfmOptions::from_params(const Params& params) {
 }
 
 GfmOnePass::GfmOnePass(const GfmOptions& options)
-    : IterativeEstimator(options.iterations, options.tolerance), options_(options), reader_(options.passes) {}
+    : IterativeEstimator(options.max_iterations, options.tolerance), options_(options), reader_(options.passes) {}
 
 GfmOnePass::~GfmOnePass() = default;
 

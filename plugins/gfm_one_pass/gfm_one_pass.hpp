@@ -17,7 +17,7 @@ struct GfmOptions {
   Index rank = 2;
   Index batch_size = 10000;
   Index init_batch_size = 10000;
-  int iterations = 30;
+  int max_iterations = 30;
   Index passes = 1;  ///< passes allowed over a finite source (1: the paper's one pass)
   double tolerance = 1e-9;
   bool first_order = true;

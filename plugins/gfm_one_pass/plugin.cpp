@@ -43,7 +43,8 @@ PluginDescriptor describe_gfm() {
   r.schema.integer("init_batch_size", std::nullopt, "instances in the spectral initialisation batch (default: batch_size)")
       .at_least(1)
       .make_nullable();
-  r.schema.integer("iterations", 30, "iteration budget T (each iteration consumes one fresh batch)").at_least(0);
+  r.schema.integer("max_iterations", 30, "iteration budget T (each iteration consumes one fresh batch)").at_least(0);
+  r.schema.renamed("iterations", "max_iterations");
   r.schema.integer("passes", 1,
                    "passes allowed over a finite source (1: one pass, as in the paper; more re-uses the set, which "
                    "breaks the fresh-batch independence the guarantee assumes, and the summary says so)")
@@ -65,7 +66,7 @@ PluginDescriptor describe_gfm() {
                    "result is identical for any value; keep 1 when trials already run in parallel (run --jobs > 1)")
       .at_least(0);
   IterativeEstimator::declare_stall_fit(r.schema);
-  r.example = Json{{"rank", 2}, {"batch_size", 2000}, {"iterations", 3}};
+  r.example = Json{{"rank", 2}, {"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     auto estimator = std::make_unique<GfmOnePass>(GfmOptions::from_params(p));
     estimator->configure_stall(p);

@@ -119,8 +119,8 @@ TEST_CASE("fm fits conventional-FM data to the noise floor with SGD and ALS", "[
   data["size"] = 5000;
   data["test_size"] = 2000;
   data["test_noise"] = true;  // the floor is then the noise std itself
-  const Json als{{"name", "fm"}, {"rank", 2}, {"solver", "als"}, {"passes", 100}};
-  const Json sgd{{"name", "fm"}, {"rank", 2}, {"solver", "sgd"}, {"learning_rate", 0.002}, {"decay", 0.2}, {"passes", 100}};
+  const Json als{{"name", "fm"}, {"rank", 2}, {"solver", "als"}, {"max_iterations", 100}};
+  const Json sgd{{"name", "fm"}, {"rank", 2}, {"solver", "sgd"}, {"learning_rate", 0.002}, {"decay", 0.2}, {"max_iterations", 100}};
   for (const Json& fm : {als, sgd}) {
     INFO("solver " << fm["solver"]);
     const Outcome o = run(data, fm, 25);

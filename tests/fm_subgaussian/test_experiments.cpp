@@ -24,7 +24,7 @@ TEST_CASE("figure1.json runs (shrunk)", "[fm_subgaussian][experiments]") {
   const test::CommandOutput o = test::rankone_cli("run " + experiment("figure1.json") +
                                " repetitions=1 data.d=20 data.size=1200 data.test_size=500"
                                " estimators.0.batch_size=1200 estimators.0.passes=3 estimators.0.max_iterations=3"
-                               " estimators.1.passes=3 estimators.2.passes=3 --out " + out.path().string() + " --jobs 1");
+                               " estimators.1.max_iterations=3 estimators.2.max_iterations=3 --out " + out.path().string() + " --jobs 1");
   INFO(o.text);
   CHECK(o.code == 0);
   CHECK_THAT(o.text, Catch::Contains("trials: 9 (9 run now"));
@@ -35,7 +35,7 @@ TEST_CASE("mip.json runs (shrunk); Rademacher cells fail on tau", "[fm_subgaussi
   const test::CommandOutput o = test::rankone_cli("run " + experiment("mip.json") +
                                " repetitions=1 data.d=20 estimators.0.batch_size=2000 estimators.1.batch_size=2000"
                                " estimators.2.batch_size=2000 estimators.0.max_iterations=2 estimators.1.max_iterations=2"
-                               " estimators.2.iterations=2 --out " +
+                               " estimators.2.max_iterations=2 --out " +
                                out.path().string() + " --jobs 1");
   INFO(o.text);
   CHECK(o.code == 1);  // a study with failed trials: the moment-elimination cells on Rademacher data

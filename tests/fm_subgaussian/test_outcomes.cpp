@@ -56,7 +56,7 @@ TEST_CASE("fm and ridge report their training fit", "[fm_subgaussian][outcomes]"
   CHECK(ridge.fit > 0.0);
   CHECK(ridge.fit < 1.0);  // an intercept and x'w explain part of y
   CHECK_THAT(ridge.fit_measure, Contains("training"));
-  const Summary fm = run(src, Json{{"name", "fm"}, {"solver", "als"}, {"passes", 5}}, 2);
+  const Summary fm = run(src, Json{{"name", "fm"}, {"solver", "als"}, {"max_iterations", 5}}, 2);
   CHECK(std::isfinite(fm.fit));
   CHECK_THAT(fm.fit_measure, Contains("training"));
 }

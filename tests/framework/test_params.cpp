@@ -1,6 +1,8 @@
 // Declared parameters: validation, defaults, error messages and the JSON round trip.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include "test_support.hpp"
 
 using namespace rankone;
@@ -67,6 +69,33 @@ TEST_CASE("validation errors name the file, the path, the expectation and what w
              Catch::Contains("at /estimators/0/sampler/sd: unknown parameter 'sd'"));
   CHECK_THAT(error_of({{"d", 10}, {"sampler", "spectral"}}),
              Catch::Contains("'spectral' is an estimator, but a sampler is expected here"));
+}
+
+TEST_CASE("a retired parameter name is refused with the name it has now", "[params]") {
+  Schema s = example_schema();
+  s.renamed("iterations", "rank");  // any (old, new) pair
+  ValidationContext ctx(test::registry(), [](const std::string&) { return std::string("exp.json"); });
+  try {
+    s.validate(Json{{"d", 10}, {"iterations", 30}}, ctx, "/estimators/0");
+    FAIL("validated a retired name");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()) ==
+          "exp.json: at /estimators/0/iterations: 'iterations' is now called 'rank' (write \"rank\": 30; one name per "
+          "concept across plugins)");
+  }
+  CHECK(s.to_json() == example_schema().to_json());  // a retired name is not a parameter
+  // The built-in renames: one name per concept across every plugin.
+  for (const auto& [plugin, old_name, new_name] : {std::tuple{"gfm_one_pass", "iterations", "max_iterations"},
+                                                   std::tuple{"fm", "passes", "max_iterations"},
+                                                   std::tuple{"fm", "train_size", "training_size"},
+                                                   std::tuple{"ridge", "train_size", "training_size"}}) {
+    INFO(plugin << "." << old_name);
+    const Registration& r = test::registry().get(plugin);
+    REQUIRE(r.schema.find(new_name) != nullptr);
+    CHECK(r.schema.find(old_name) == nullptr);
+    CHECK_THROWS_WITH(r.schema.validate(Json{{old_name, 3}}, ctx, ""),
+                      Catch::Contains(std::string("is now called '") + new_name + "'"));
+  }
 }
 
 TEST_CASE("a schema survives the JSON round trip", "[params]") {

@@ -26,7 +26,7 @@ Json source_ref() {
 Json estimator_ref(int threads) {
   // n = 7000: three full design blocks of 2 048 and a partial one.
   return Json{{"name", "gfm_one_pass"}, {"rank", 3},       {"batch_size", 7000},
-              {"iterations", 6},        {"tolerance", 0.0}, {"threads", threads}};
+              {"max_iterations", 6},        {"tolerance", 0.0}, {"threads", threads}};
 }
 
 /// The synthetic stream with its dense designs re-stored as a sparse matrix: the same numbers, so the

@@ -56,7 +56,7 @@ Json gfm(Index rank, Index batch_size, int iterations, double tolerance = 0.0) {
   return Json{{"name", "gfm_one_pass"},
               {"rank", rank},
               {"batch_size", batch_size},
-              {"iterations", iterations},
+              {"max_iterations", iterations},
               {"tolerance", tolerance}};
 }
 
@@ -317,7 +317,7 @@ TEST_CASE("gfm_one_pass: stopping rule, budget and failures", "[gfm]") {
 
 TEST_CASE("gfm_one_pass: the schema rejects bad parameters", "[gfm]") {
   for (const auto& [key, value] : std::vector<std::pair<std::string, Json>>{
-           {"rank", 0}, {"batch_size", 0}, {"init_batch_size", 0}, {"iterations", -1}, {"tolerance", -1.0},
+           {"rank", 0}, {"batch_size", 0}, {"init_batch_size", 0}, {"max_iterations", -1}, {"tolerance", -1.0},
            {"divergence_factor", 1.0}, {"passes", 0}}) {
     Json ref = gfm(2, 100, 3);
     ref[key] = value;
@@ -376,7 +376,7 @@ TEST_CASE("gfm_one_pass: a study gives identical results with 1 and 2 threads", 
   // A small version of experiments/gfm/samplers.json: 4 samplers × 2 repetitions, d = 20.
   test::ScratchDir scratch("jobs");
   const std::string overrides =
-      " repetitions=2 data.d=20 estimators.0.batch_size=1200 estimators.0.iterations=4 --quiet";
+      " repetitions=2 data.d=20 estimators.0.batch_size=1200 estimators.0.max_iterations=4 --quiet";
   REQUIRE(rankone_cli("run " + experiment("samplers").string() + overrides + " --jobs 1 --out " +
                           (scratch.path() / "one").string(),
                       scratch.path() / "one.txt") <= 1);  // 1: some trial diverged (exponential designs may)
@@ -393,15 +393,15 @@ TEST_CASE("gfm_one_pass: smoke runs of the experiment files", "[gfm][experiments
   test::ScratchDir scratch("smoke");
   // Each experiment shrunk to seconds: one repetition, small d, few iterations.
   const std::vector<std::pair<std::string, std::string>> runs = {
-      {"convergence", "repetitions=1 data.d=20 estimators.0.iterations=2 estimators.1.iterations=2 "
-                      "estimators.2.iterations=2 estimators.3.iterations=2 estimators.4.iterations=2"},
+      {"convergence", "repetitions=1 data.d=20 estimators.0.max_iterations=2 estimators.1.max_iterations=2 "
+                      "estimators.2.max_iterations=2 estimators.3.max_iterations=2 estimators.4.max_iterations=2"},
       {"phase_transition", "repetitions=1 'sweep={\"zip\":[{\"data.rank\":[1,2],\"estimators.0.rank\":[1,2],"
-                           "\"estimators.0.batch_size\":[200,400]}]}' data.d=20 estimators.0.iterations=3"},
-      {"noise", "repetitions=1 data.d=20 estimators.0.batch_size=1200 estimators.0.iterations=3 "
+                           "\"estimators.0.batch_size\":[200,400]}]}' data.d=20 estimators.0.max_iterations=3"},
+      {"noise", "repetitions=1 data.d=20 estimators.0.batch_size=1200 estimators.0.max_iterations=3 "
                 "'sweep={\"grid\":{\"data.noise_std\":[0,0.1],\"data.tail\":[null,[0.1]]}}'"},
       {"conditioning", "repetitions=1 data.d=20 'sweep={\"grid\":{\"data.condition_number\":[1,10]}}' "
-                       "estimators.0.iterations=2 estimators.1.iterations=2 estimators.2.iterations=2 "
-                       "estimators.3.iterations=2"},
+                       "estimators.0.max_iterations=2 estimators.1.max_iterations=2 estimators.2.max_iterations=2 "
+                       "estimators.3.max_iterations=2"},
       {"vs_fm", "repetitions=1 data.d=20 data.size=3000 data.test_size=500 estimators.0.batch_size=400 "
                 "estimators.1.batch_size=600 estimators.2.batch_size=800 estimators.3.batch_size=3000"},
   };

@@ -18,7 +18,7 @@ Json source(Index d, Index rank, double bias = 0.0) {
 }
 
 Json gfm(Index rank, Index batch_size, int iterations) {
-  return Json{{"name", "gfm_one_pass"}, {"rank", rank}, {"batch_size", batch_size}, {"iterations", iterations},
+  return Json{{"name", "gfm_one_pass"}, {"rank", rank}, {"batch_size", batch_size}, {"max_iterations", iterations},
               {"tolerance", 0.0}};
 }
 

@@ -59,8 +59,8 @@ TEST_CASE("summarize: stalled trials are counted and are no success; a rank abov
   const auto gfm = compose_experiment(s.write("gfm.json", R"({
     "name": "stall", "seed": 3, "repetitions": 2,
     "data": {"name": "synthetic", "d": 100, "rank": 5, "w_norm": 1, "operator": {"name": "symmetric_rank_one", "first_order": true}},
-    "estimators": [{"name": "gfm_one_pass", "label": "small", "rank": 5, "batch_size": 750, "iterations": 30, "tolerance": 0},
-                   {"name": "gfm_one_pass", "label": "large", "rank": 5, "batch_size": 5000, "iterations": 10, "tolerance": 0}],
+    "estimators": [{"name": "gfm_one_pass", "label": "small", "rank": 5, "batch_size": 750, "max_iterations": 30, "tolerance": 0},
+                   {"name": "gfm_one_pass", "label": "large", "rank": 5, "batch_size": 5000, "max_iterations": 10, "tolerance": 0}],
     "metrics": ["combined_error"],
     "success": {"metric": "combined_error", "below": 1e6}})"),
                                        {});

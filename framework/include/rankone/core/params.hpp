@@ -61,6 +61,9 @@ class Schema {
   ParamSpec& plugin(std::string name, std::string kind, std::optional<std::string> def, std::string doc);
   /// Free-form JSON object (validated by the plugin itself).
   ParamSpec& object(std::string name, std::string doc);
+  /// A retired parameter name: validation refuses it with a hint to `new_name` (one name per
+  /// concept across plugins, docs/experiments.md#parameter-names). Not a parameter: not in to_json.
+  Schema& renamed(std::string old_name, std::string new_name);
 
   const std::vector<ParamSpec>& params() const { return params_; }
   const ParamSpec* find(const std::string& name) const;
@@ -76,6 +79,7 @@ class Schema {
  private:
   ParamSpec& add(ParamSpec spec);
   std::vector<ParamSpec> params_;
+  std::vector<std::pair<std::string, std::string>> renamed_;  ///< (old name, new name)
 };
 
 /// Typed read access to a validated parameter object.
