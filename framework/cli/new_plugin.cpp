@@ -90,8 +90,9 @@ std::filesystem::path new_plugin(const std::string& name, const std::string& kin
 std::string new_plugin_next_steps(const std::filesystem::path& folder) {
   const std::string name = folder.filename().string();
   // This rankone's package, when it is installed (<libdir>/cmake/RankOne beside <libdir>/rankone/plugins).
-  const std::filesystem::path package = Registry::default_plugin_folder().parent_path().parent_path() / "cmake" / "RankOne";
   std::error_code ec;
+  const std::filesystem::path package = std::filesystem::weakly_canonical(
+      Registry::default_plugin_folder().parent_path().parent_path() / "cmake" / "RankOne", ec);
   const bool installed = std::filesystem::exists(package / "RankOneConfig.cmake", ec);
   std::string steps;
   if (!installed)
