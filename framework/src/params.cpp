@@ -259,6 +259,23 @@ Json Schema::validate(const Json& given, const ValidationContext& ctx, const std
   return out;
 }
 
+Json Schema::defaults() const {
+  Json out = Json::object();
+  for (const auto& spec : params_) out[spec.name] = spec.default_value;
+  return out;
+}
+
+bool Schema::is_valid(const Json& values, std::string* error) const {
+  const Registry no_plugins;
+  try {
+    validate(values, ValidationContext(no_plugins, nullptr), "");
+    return true;
+  } catch (const ConfigError& e) {
+    if (error) *error = e.what();
+    return false;
+  }
+}
+
 Schema& Schema::renamed(std::string old_name, std::string new_name) {
   renamed_.emplace_back(std::move(old_name), std::move(new_name));
   return *this;

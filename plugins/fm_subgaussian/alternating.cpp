@@ -29,19 +29,6 @@ Matrix half_adjoint_times(const Matrix& Z, const Vector& r, const Matrix& Y) {
 
 }  // namespace
 
-AlternatingOptions AlternatingOptions::from(const Params& p) {
-  AlternatingOptions o;
-  o.rank = p.integer("rank");
-  o.batch_size = p.integer("batch_size");
-  o.max_iterations = static_cast<int>(p.integer("max_iterations"));
-  o.tolerance = p.number("tolerance");
-  o.passes = p.integer("passes");
-  o.standardize = p.boolean("standardize");
-  o.intercept = p.boolean("intercept") || o.standardize;  // centring creates an intercept
-  o.step_size = p.number("step_size");
-  return o;
-}
-
 AlternatingEstimator::AlternatingEstimator(AlternatingOptions options)
     : IterativeEstimator(options.max_iterations, options.tolerance), options_(options), reader_(options.passes) {}
 
@@ -160,7 +147,7 @@ double AlternatingEstimator::iterate(DataSource& data) {
       best_iteration_ = iteration();
     }
   }
-  if (!std::isfinite(residual_rms) || residual_rms > options_.divergence_factor * (rms(y) + 1e-300)) {
+  if (!std::isfinite(residual_rms) || residual_rms > kDivergenceFactor * (rms(y) + 1e-300)) {
     std::string kept = "; the estimate is the one before this iteration";
     if (std::isfinite(best_fit_)) {
       U_ = best_U_;
@@ -171,7 +158,7 @@ double AlternatingEstimator::iterate(DataSource& data) {
       kept = "; the estimate returned is the best seen on fresh data (after iteration " +
              std::to_string(best_iteration_) + ", relative residual " + format(best_fit_) + ")";
     }
-    finish(Status::diverged, "residual RMS " + format(residual_rms) + " exceeds " + format(options_.divergence_factor) +
+    finish(Status::diverged, "residual RMS " + format(residual_rms) + " exceeds " + format(kDivergenceFactor) +
                                  " × RMS(y) at iteration " + std::to_string(iteration() + 1) + kept);
     return -1.0;
   }

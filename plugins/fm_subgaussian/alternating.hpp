@@ -13,29 +13,12 @@
 #include <string>
 
 #include "fm_common.hpp"
+#include "fm_options.hpp"
 #include "moments.hpp"
 #include "rankone/core/params.hpp"
 #include "rankone/interfaces/estimator.hpp"
 
 namespace rankone::fm_subgaussian {
-
-/// Settings common to both alternating estimators (see docs/plugins/fm_moment_elimination.md).
-struct AlternatingOptions {
-  Index rank = 2;
-  Index batch_size = 10000;
-  int max_iterations = 100;
-  double tolerance = 1e-9;
-  Index passes = 1;
-  bool standardize = false;
-  bool intercept = false;
-  /// Step η of the moment updates (1: the paper's update). Below 1 it damps the iteration for data
-  /// whose moments are far from the sub-gaussian model (the unit step then overshoots).
-  double step_size = 1.0;
-  /// A residual RMS above this multiple of RMS(y) is divergence.
-  double divergence_factor = 1e6;
-
-  static AlternatingOptions from(const Params& p);
-};
 
 class AlternatingEstimator : public IterativeEstimator {
  public:
@@ -66,6 +49,9 @@ class AlternatingEstimator : public IterativeEstimator {
   AlternatingOptions options_;
 
  private:
+  /// A residual RMS above this multiple of RMS(y) is divergence (fixed: not a declared parameter).
+  static constexpr double kDivergenceFactor = 1e6;
+
   /// The model in standardised coordinates.
   LowRankModel model_z() const;
   /// The next batch in standardised coordinates, or false when the data are exhausted.

@@ -8,23 +8,6 @@
 
 namespace rankone::fm_subgaussian {
 
-ConventionalFmOptions ConventionalFmOptions::from(const Params& p) {
-  ConventionalFmOptions o;
-  o.rank = p.integer("rank");
-  o.solver = p.string("solver") == "als" ? Solver::als : Solver::sgd;
-  o.learning_rate = p.number("learning_rate");
-  o.decay = p.number("decay");
-  o.reg_w = p.number("reg_w");
-  o.reg_v = p.number("reg_v");
-  o.init_std = p.number("init_std");
-  o.max_iterations = static_cast<int>(p.integer("max_iterations"));
-  o.tolerance = p.number("tolerance");
-  o.training_size = p.integer("training_size");
-  o.standardize = p.boolean("standardize");
-  o.intercept = p.boolean("intercept") || o.standardize;
-  return o;
-}
-
 ConventionalFmEstimator::ConventionalFmEstimator(ConventionalFmOptions options)
     : IterativeEstimator(options.max_iterations, options.tolerance), options_(options) {}
 

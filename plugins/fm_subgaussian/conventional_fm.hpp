@@ -14,28 +14,11 @@
 #include <string>
 
 #include "fm_common.hpp"
+#include "fm_options.hpp"
 #include "rankone/core/params.hpp"
 #include "rankone/interfaces/estimator.hpp"
 
 namespace rankone::fm_subgaussian {
-
-struct ConventionalFmOptions {
-  enum class Solver { sgd, als };
-  Index rank = 2;
-  Solver solver = Solver::sgd;
-  double learning_rate = 0.01;  ///< SGD step η₀
-  double decay = 0.0;           ///< SGD step in epoch t (from 0): η₀ / (1 + decay · t)
-  double reg_w = 0.0;
-  double reg_v = 0.0;
-  double init_std = 0.1;        ///< entries of the initial U ~ N(0, init_std²)
-  int max_iterations = 100;     ///< epochs
-  double tolerance = 1e-9;
-  Index training_size = 10000;  ///< instances taken from an endless source
-  bool standardize = false;
-  bool intercept = true;
-
-  static ConventionalFmOptions from(const Params& p);
-};
 
 class ConventionalFmEstimator final : public IterativeEstimator {
  public:

@@ -14,23 +14,6 @@ namespace {
 
 constexpr const char* kPaper = "Lin, Ye et al., Learning Factorization Machines on Sub-gaussian Data, AAAI-19";
 
-/// Parameters shared by the two alternating estimators.
-void declare_alternating(Schema& s, Index default_batch) {
-  s.integer("rank", 2, "rank k of Ū V'").at_least(1);
-  s.integer("batch_size", default_batch, "instances n per iteration (and in each of the two initial batches)").at_least(2);
-  s.integer("max_iterations", 100, "iteration budget T").at_least(1);
-  s.number("tolerance", 1e-9, "stop when (‖Δw‖ + ‖Δ(ŪV')‖_F)/(‖w‖ + ‖ŪV'‖_F) falls below this").at_least(0.0);
-  s.integer("passes", 1, "passes allowed over a finite source (1: every instance is used once; more re-uses it)")
-      .at_least(1);
-  s.boolean("standardize", false,
-            "learn on per-feature standardised x (mean and std of the first batch); the model is reported in raw "
-            "coordinates. Implies intercept");
-  s.boolean("intercept", false, "fit a bias b (least squares on each batch after the w, M update)");
-  s.number("step_size", 1.0, "step eta of the w and M updates (1: the paper's update; below 1 damps the "
-                             "iteration on data far from the sub-gaussian moment model)").above(0.0).at_most(1.0);
-  IterativeEstimator::declare_stall_fit(s);
-}
-
 /// The alternating estimators densify and copy each batch's design: their start holds two batches
 /// with four dense d × n copies (measured 4.9 × a dense batch), an iteration a fresh batch, the one
 /// kept for the noise floor, and two copies. ifm's zero-diagonal estimate makes the final spectrum dense.
@@ -96,13 +79,14 @@ Registration moment_elimination_registration() {
   r.citation = std::string(kPaper) +
                ", Algorithm 1, Eqs. (7)-(10) (Eq. (7) with its missing trace term: docs/papers/fm-subgaussian.md)";
   r.doc_page = "docs/plugins/fm_moment_elimination.md";
-  declare_alternating(r.schema, 10000);
+  r.schema = AlternatingOptions::schema();
+  IterativeEstimator::declare_stall_fit(r.schema);
   r.schema.number("tau_threshold", 0.1,
                   "stop with status failed when the estimated tau = min_j |phi_j - 1 - kappa_j^2| is below this")
       .at_least(0.0);
   r.example = {{"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<MomentEliminationEstimator>(AlternatingOptions::from(p), p.number("tau_threshold")), p);
+    return with_stall_fit(std::make_unique<MomentEliminationEstimator>(AlternatingOptions(p), p.number("tau_threshold")), p);
   };
   r.footprint = alternating_footprint(false);
   return r;
@@ -116,10 +100,11 @@ Registration ifm_registration() {
               "(learnable on any sub-gaussian data, tau = 0 included)";
   r.citation = std::string(kPaper) + ", Eq. (12) (iFM); algorithm: docs/papers/fm-subgaussian.md";
   r.doc_page = "docs/plugins/ifm.md";
-  declare_alternating(r.schema, 10000);
+  r.schema = AlternatingOptions::schema();
+  IterativeEstimator::declare_stall_fit(r.schema);
   r.example = {{"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<ImprovedFmEstimator>(AlternatingOptions::from(p)), p);
+    return with_stall_fit(std::make_unique<ImprovedFmEstimator>(AlternatingOptions(p)), p);
   };
   r.footprint = alternating_footprint(true);
   return r;
@@ -133,27 +118,11 @@ Registration fm_registration() {
   r.citation = "Rendle 2010, Factorization Machines, Eq. (1); Rendle 2012, Factorization Machines with libFM "
                "(SGD, ALS); the baseline of " + std::string(kPaper) + ", Eq. (2)";
   r.doc_page = "docs/plugins/fm.md";
-  Schema& s = r.schema;
-  s.integer("rank", 2, "rank k of U (d × k)").at_least(1);
-  s.choice("solver", "sgd", {"sgd", "als"}, "stochastic gradient descent | alternating least squares (coordinate descent)");
-  s.number("learning_rate", 0.01, "SGD step size η₀").above(0.0);
-  s.number("decay", 0.0, "SGD step in epoch t (from 0) is η₀/(1 + decay·t); 0 (libFM): constant").at_least(0.0);
-  s.number("reg_w", 0.0, "L2 penalty λ_w on w (objective (1/2N)Σe² + ½λ_w‖w‖² + ½λ_v‖U‖²)").at_least(0.0);
-  s.number("reg_v", 0.0, "L2 penalty λ_v on the factors U").at_least(0.0);
-  s.number("init_std", 0.1, "standard deviation of the initial factor entries").above(0.0);
-  s.integer("max_iterations", 100, "epochs over the training set (the iteration budget: one iteration is one epoch)").at_least(1);
-  s.number("tolerance", 1e-9, "stop when the relative change of (w, UU') in an epoch falls below this").at_least(0.0);
-  s.integer("training_size", 10000, "instances taken from an endless source as the training set (finite sources: all)")
-      .at_least(1);
-  s.renamed("passes", "max_iterations").renamed("train_size", "training_size");
-  s.boolean("standardize", false,
-            "learn on per-feature standardised x (training-set mean and std); the model is reported in raw "
-            "coordinates. Implies intercept");
-  s.boolean("intercept", true, "fit a bias b");
-  IterativeEstimator::declare_stall_fit(s);
+  r.schema = ConventionalFmOptions::schema();
+  IterativeEstimator::declare_stall_fit(r.schema);
   r.example = {{"max_iterations", 2}, {"training_size", 500}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<ConventionalFmEstimator>(ConventionalFmOptions::from(p)), p);
+    return with_stall_fit(std::make_unique<ConventionalFmEstimator>(ConventionalFmOptions(p)), p);
   };
   r.footprint = conventional_fm_footprint;
   return r;
@@ -166,16 +135,11 @@ Registration ridge_registration() {
   r.summary = "first-order linear regression with intercept and L2 penalty (exact, streamed sufficient statistics)";
   r.citation = "Hoerl & Kennard 1970; the Ridge baseline of " + std::string(kPaper) + ", Table 1";
   r.doc_page = "docs/plugins/ridge.md";
-  Schema& s = r.schema;
-  s.number("l2", 1e-6, "L2 penalty λ (objective (1/2N)Σ(b + w'x − y)² + ½λ‖w‖², intercept unpenalised)").at_least(0.0);
-  s.integer("batch_size", 10000, "instances added per iteration (each iteration re-solves exactly)").at_least(1);
-  s.integer("training_size", 100000, "instances taken from an endless source (finite sources: one pass)").at_least(1);
-  s.renamed("train_size", "training_size");
-  s.boolean("standardize", false, "penalise the coefficients of standardised features (scale-invariant fit)");
-  IterativeEstimator::declare_stall_fit(s);
+  r.schema = RidgeOptions::schema();
+  IterativeEstimator::declare_stall_fit(r.schema);
   r.example = Json::object();
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<RidgeEstimator>(RidgeOptions::from(p)), p);
+    return with_stall_fit(std::make_unique<RidgeEstimator>(RidgeOptions(p)), p);
   };
   r.footprint = ridge_footprint;
   return r;

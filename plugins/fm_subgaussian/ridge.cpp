@@ -7,15 +7,6 @@
 
 namespace rankone::fm_subgaussian {
 
-RidgeOptions RidgeOptions::from(const Params& p) {
-  RidgeOptions o;
-  o.l2 = p.number("l2");
-  o.batch_size = p.integer("batch_size");
-  o.training_size = p.integer("training_size");
-  o.standardize = p.boolean("standardize");
-  return o;
-}
-
 RidgeEstimator::RidgeEstimator(RidgeOptions options)
     : IterativeEstimator(std::numeric_limits<int>::max(), -1.0), options_(options) {}
 

@@ -7,19 +7,11 @@
 #include <string>
 
 #include "fm_common.hpp"
+#include "fm_options.hpp"
 #include "rankone/core/params.hpp"
 #include "rankone/interfaces/estimator.hpp"
 
 namespace rankone::fm_subgaussian {
-
-struct RidgeOptions {
-  double l2 = 1e-6;
-  Index batch_size = 10000;
-  Index training_size = 100000;  ///< instances taken from an endless source
-  bool standardize = false;   ///< penalise standardised coefficients (scikit-learn's scaler + ridge)
-
-  static RidgeOptions from(const Params& p);
-};
 
 class RidgeEstimator final : public IterativeEstimator {
  public:

@@ -33,21 +33,6 @@ double relative_change(const LowRankModel& now, const LowRankModel& before) {
 
 }  // namespace
 
-GfmOptions GfmOptions::from_params(const Params& params) {
-  GfmOptions o;
-  o.rank = params.integer("rank");
-  o.batch_size = params.integer("batch_size");
-  o.init_batch_size = params.has("init_batch_size") ? params.integer("init_batch_size") : o.batch_size;
-  o.max_iterations = static_cast<int>(params.integer("max_iterations"));
-  o.passes = params.integer("passes");
-  o.tolerance = params.number("tolerance");
-  o.first_order = params.boolean("first_order");
-  o.divergence_factor = params.number("divergence_factor");
-  o.init_tolerance = params.number("init_tolerance");
-  o.threads = static_cast<int>(params.integer("threads"));
-  return o;
-}
-
 GfmOnePass::GfmOnePass(const GfmOptions& options)
     : IterativeEstimator(options.max_iterations, options.tolerance), options_(options), reader_(options.passes) {}
 
@@ -66,7 +51,7 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
 
   data_ = &data;
   d_ = d1;
-  const Batch batch = reader_.next(data, options_.init_batch_size);
+  const Batch batch = reader_.next(data, options_.init_batch_size.value_or(options_.batch_size));
   EigenOptions solver;
   solver.tolerance = options_.init_tolerance;
   const SpectralResult init = spectral_estimate(batch, op, shape, options_.rank, /*first_order=*/false, rng, solver);

@@ -6,27 +6,11 @@
 #include <limits>
 #include <string>
 
-#include "rankone/core/params.hpp"
+#include "gfm_options.hpp"
 #include "rankone/estimation/batch_reader.hpp"
 #include "rankone/interfaces/estimator.hpp"
 
 namespace rankone::gfm {
-
-/// The estimator's settings, read from validated parameters (the schema in plugin.cpp documents each).
-struct GfmOptions {
-  Index rank = 2;
-  Index batch_size = 10000;
-  Index init_batch_size = 10000;
-  int max_iterations = 30;
-  Index passes = 1;  ///< passes allowed over a finite source (1: the paper's one pass)
-  double tolerance = 1e-9;
-  bool first_order = true;
-  double divergence_factor = 1e3;
-  double init_tolerance = 1e-3;  ///< the spectral start's eigensolver tolerance (EigenOptions::tolerance)
-  int threads = 1;  ///< threads for the dense products (0: every hardware thread); results do not depend on it
-
-  static GfmOptions from_params(const Params& params);
-};
 
 /// One-pass gFM. Every iteration draws a fresh batch (the conditionally independent RIP of the paper
 /// needs the batch to be independent of the current estimate), forms the residual

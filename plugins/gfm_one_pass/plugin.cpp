@@ -38,37 +38,11 @@ PluginDescriptor describe_gfm() {
       "Lin & Ye 2016, A Non-convex One-Pass Framework for Generalized Factorization Machine and Rank-One Matrix "
       "Sensing (NIPS), Algorithm 1; asymmetric variant: docs/papers/gfm-one-pass.md";
   r.doc_page = "docs/plugins/gfm_one_pass.md";
-  r.schema.integer("rank", 2, "rank k of the estimate").at_least(1);
-  r.schema.integer("batch_size", 10000, "instances in each iteration's fresh mini-batch (n)").at_least(1);
-  r.schema.integer("init_batch_size", std::nullopt, "instances in the spectral initialisation batch (default: batch_size)")
-      .at_least(1)
-      .make_nullable();
-  r.schema.integer("max_iterations", 30, "iteration budget T (each iteration consumes one fresh batch)").at_least(0);
-  r.schema.renamed("iterations", "max_iterations");
-  r.schema.integer("passes", 1,
-                   "passes allowed over a finite source (1: one pass, as in the paper; more re-uses the set, which "
-                   "breaks the fresh-batch independence the guarantee assumes, and the summary says so)")
-      .at_least(1);
-  r.schema.number("tolerance", 1e-9,
-                  "stop (converged) when (‖Δw‖ + ‖ΔM‖_F)/(‖w‖ + ‖M‖_F) between iterations falls below this; 0: never")
-      .at_least(0);
-  r.schema.boolean("first_order", true, "also estimate w (when the operator has a first-order term)");
-  r.schema.number("divergence_factor", 1e3,
-                  "diverged when the residual RMS on a fresh batch exceeds this multiple of the initial responses' RMS")
-      .above(1);
-  r.schema.number("init_tolerance", 1e-3,
-                  "relative residual at which the spectral start's eigensolver stops: the start only has to be well "
-                  "inside the sampling error of the moment estimate (≈ √(d/n), above 1e-3 up to n = 10⁶·d), not at "
-                  "machine precision")
-      .above(0);
-  r.schema.integer("threads", 1,
-                   "threads for an iteration's dense products (x'Mx on dense designs; 0: every hardware thread). The "
-                   "result is identical for any value; keep 1 when trials already run in parallel (run --jobs > 1)")
-      .at_least(0);
+  r.schema = GfmOptions::schema();
   IterativeEstimator::declare_stall_fit(r.schema);
   r.example = Json{{"rank", 2}, {"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    auto estimator = std::make_unique<GfmOnePass>(GfmOptions::from_params(p));
+    auto estimator = std::make_unique<GfmOnePass>(GfmOptions(p));
     estimator->configure_stall(p);
     return estimator;
   };

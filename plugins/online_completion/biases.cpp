@@ -6,13 +6,6 @@
 
 namespace rankone::online_completion {
 
-OffsetKind offset_kind_from_string(const std::string& name) {
-  if (name == "none") return OffsetKind::none;
-  if (name == "mean") return OffsetKind::mean;
-  if (name == "biases") return OffsetKind::biases;
-  throw std::invalid_argument("unknown offset '" + name + "' (none, mean, biases)");
-}
-
 void Biases::add_to(Estimate& e) const {
   e.bias += mean;
   if (row.size() == 0) return;

@@ -4,6 +4,7 @@
 /// not a zero-mean low-rank matrix; μ + b_u + b_i is the standard first step, Koren 2008, §2.1).
 #include <string>
 
+#include "completion_options.hpp"
 #include "entries.hpp"
 #include "offline_estimators.hpp"
 #include "rankone/core/model.hpp"

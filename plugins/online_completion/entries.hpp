@@ -11,11 +11,6 @@
 
 namespace rankone::online_completion {
 
-/// What the completion estimators subtract from each observed entry before the low-rank fit
-/// (biases.hpp): nothing, the global mean, or the mean and regularised row/column biases.
-enum class OffsetKind { none, mean, biases };
-OffsetKind offset_kind_from_string(const std::string& name);
-
 /// Row-major factor storage: an update touches one row, which is then contiguous in memory.
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 

@@ -49,17 +49,6 @@ void ObservedSet::assign(const EntryView& entries, Index rows_count, Index cols_
   group_by(cols, d2, col_start, by_col);
 }
 
-OfflineOptions::OfflineOptions(const Params& p)
-    : rank(p.integer("rank")),
-      init(p.string("init")),
-      regularization(p.number("regularization")),
-      learning_rate(p.has("learning_rate") ? p.number("learning_rate") : 0.1),
-      divergence_factor(p.number("divergence_factor")),
-      max_iterations(static_cast<int>(p.integer("max_iterations"))),
-      tolerance(p.number("tolerance")),
-      offset(offset_kind_from_string(p.string("offset"))),
-      offset_regularization(p.number("offset_regularization")) {}
-
 // ---- OfflineCompletion ----
 
 OfflineCompletion::OfflineCompletion(OfflineOptions options)

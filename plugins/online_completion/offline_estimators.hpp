@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "completion_options.hpp"
 #include "entries.hpp"
 #include "rankone/core/params.hpp"
 #include "rankone/interfaces/estimator.hpp"
@@ -26,22 +27,6 @@ struct ObservedSet {
   double value_rms() const;
   /// Fills the fields from the entries of `batch` (counting sort by row and by column).
   void assign(const EntryView& entries, Index d1, Index d2);
-};
-
-/// Parameters shared by the offline estimators (declared in plugin.cpp).
-struct OfflineOptions {
-  Index rank = 2;
-  std::string init = "spectral";  ///< "spectral" (top-k SVD of d1 d2/|Ω| P_Ω(M)) or "random"
-  double regularization = 1e-9;
-  double learning_rate = 0.1;     ///< sgd_mf only
-  double divergence_factor = 100.0;
-  int max_iterations = 100;
-  double tolerance = 1e-10;
-  OffsetKind offset = OffsetKind::none;  ///< fitted on Ω, subtracted before U V'
-  double offset_regularization = 10.0;   ///< λ of the bias fit
-
-  explicit OfflineOptions(const Params& p);
-  OfflineOptions() = default;
 };
 
 /// Reads Ω in `start`, initialises U, V, and runs one pass (`sweep`) per iteration, with

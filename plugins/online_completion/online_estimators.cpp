@@ -36,22 +36,6 @@ Index trim_rows(RowMatrix& factor, double factor_of_mean) {
   return trimmed;
 }
 
-OnlineOptions::OnlineOptions(const Params& p)
-    : rank(p.integer("rank")),
-      warm_start_factor(p.number("warm_start_factor")),
-      trim(p.number("trim")),
-      step_size(p.number("step_size")),
-      batch_size(p.integer("batch_size")),
-      divergence_factor(p.number("divergence_factor")),
-      max_iterations(static_cast<int>(p.integer("max_iterations"))),
-      tolerance(p.number("tolerance")),
-      warm_start_fit(p.string("warm_start_fit") == "scale"),
-      offset(offset_kind_from_string(p.string("offset"))),
-      offset_regularization(p.number("offset_regularization")) {
-  if (p.has("warm_start_samples")) warm_start_samples = p.integer("warm_start_samples");
-  if (p.has("learning_rate")) learning_rate = p.number("learning_rate");
-}
-
 // ---- OnlineCompletion ----
 
 OnlineCompletion::OnlineCompletion(OnlineOptions options)

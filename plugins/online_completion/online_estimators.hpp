@@ -7,31 +7,12 @@
 #include <vector>
 
 #include "biases.hpp"
+#include "completion_options.hpp"
 #include "entries.hpp"
 #include "rankone/core/params.hpp"
 #include "rankone/interfaces/estimator.hpp"
 
 namespace rankone::online_completion {
-
-/// Parameters shared by the three online estimators (declared in plugin.cpp).
-struct OnlineOptions {
-  Index rank = 2;
-  std::optional<Index> warm_start_samples;  ///< |Ω_init|; default warm_start_factor · d k log d
-  double warm_start_factor = 3.0;
-  double trim = 4.0;                        ///< warm-start rows capped at ‖u_i‖² ≤ trim · ‖U0‖²_F/d1 (0: off)
-  double step_size = 0.3;                   ///< gain α: η = α / (2 d1 d2 (‖U0‖²_F/d1 + ‖V0‖²_F/d2))
-  std::optional<double> learning_rate;      ///< the paper's η, used as given (overrides step_size)
-  Index batch_size = 1000;                  ///< observations per iteration
-  double divergence_factor = 100.0;
-  int max_iterations = 1000;
-  double tolerance = 0.0;
-  bool warm_start_fit = false;              ///< rescale U0 V0' by least squares on the warm-start entries
-  OffsetKind offset = OffsetKind::none;     ///< subtracted from each entry before the low-rank update
-  double offset_regularization = 10.0;      ///< λ of the running biases
-
-  explicit OnlineOptions(const Params& p);
-  OnlineOptions() = default;
-};
 
 /// Scales down every row whose squared norm exceeds `factor_of_mean` times the mean squared row
 /// norm (the trimming of Keshavan, Montanari & Oh 2010): a sparse warm start concentrates on the

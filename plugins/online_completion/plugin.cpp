@@ -19,49 +19,6 @@ constexpr const char* kPaper =
     "Jin, Kakade & Netrapalli 2016, Provable Efficient Online Matrix Completion via Non-convex Stochastic Gradient "
     "Descent (NIPS)";
 
-/// The offset subtracted from each entry before the low-rank fit (all completion estimators).
-void declare_offset(Schema& s, const std::string& how) {
-  s.choice("offset", "none", {"none", "mean", "biases"},
-           "subtracted from each observed entry before fitting U V', and added back to the estimate: nothing "
-           "(the paper) | the global mean μ | μ + b_row(i) + b_col(j), regularised biases (" + how + ")");
-  s.number("offset_regularization", 10.0, "λ of the biases: each acts as λ extra entries at the mean (offset "
-                                           "\"biases\")")
-      .at_least(0.0);
-}
-
-void declare_online(Schema& s) {
-  s.integer("rank", 2, "rank k of the factors").at_least(1);
-  s.integer("warm_start_samples", std::nullopt,
-            "|Ω_init|, observations used by the warm start; default warm_start_factor · d k log d, d = max(d1, d2)")
-      .make_nullable()
-      .at_least(1);
-  s.number("warm_start_factor", 3.0, "default |Ω_init| in units of d k log d (ignored with warm_start_samples)")
-      .above(0.0);
-  s.choice("warm_start_fit", "none", {"none", "scale"},
-           "none: the paper's warm start d1 d2/|Ω| P_Ω(M) | scale: U0 V0' rescaled by the least-squares factor on "
-           "the warm-start entries (that scale is only right for uniformly sampled entries; cf. OptSpace's fit of S)");
-  s.number("trim", 4.0,
-           "after the warm start, rows with ‖u_i‖² above trim × the mean squared row norm are scaled down to it "
-           "(Keshavan et al. 2010 trimming; 0: off)")
-      .at_least(0.0);
-  s.number("step_size", 0.3,
-           "gain α = 2 η d1 d2 (‖U0‖²_F/d1 + ‖V0‖²_F/d2): the expected factor an update multiplies the observed "
-           "entry's error by; sets η from the warm start's scale")
-      .above(0.0);
-  s.number("learning_rate", std::nullopt, "the paper's η, used as given (overrides step_size)")
-      .make_nullable()
-      .above(0.0);
-  s.integer("batch_size", 1000, "observations per iteration (each processed on its own, in order)").at_least(1);
-  s.number("divergence_factor", 100.0,
-           "diverged when a batch's RMS residual exceeds this multiple of the RMS of the observed entries")
-      .above(1.0);
-  s.integer("max_iterations", 1000, "iteration (batch) budget").at_least(1);
-  s.number("tolerance", 0.0, "stop when the relative factor change of a batch falls below this (0: never)")
-      .at_least(0.0);
-  declare_offset(s, "learnt in one pass, O(1) per entry, starting with the warm-start entries");
-  IterativeEstimator::declare_stall_fit(s);
-}
-
 /// The warm start (its entries, a copy of their values, omc_psd's hash of them, and the eigensolver)
 /// or the steady state (a batch, the one kept for the noise floor with a truth, the undo log), plus
 /// the factors with their saved and best copies (omc_general_theoretical: its per-step SVD copies too).
@@ -125,7 +82,8 @@ Registration online_registration(std::string name, std::string summary, std::str
   r.summary = std::move(summary);
   r.citation = std::move(citation);
   r.doc_page = std::move(doc);
-  declare_online(r.schema);
+  r.schema = OnlineOptions::schema();
+  IterativeEstimator::declare_stall_fit(r.schema);
   r.example = {{"rank", 2}};
   r.example_data = completion_example_data(false);
   r.footprint = online_footprint(std::is_same_v<Estimator, OnlineGeneralTheoretical> ? 9 : 4,
@@ -141,26 +99,6 @@ Registration online_registration(std::string name, std::string summary, std::str
     return with_stall_fit(std::make_unique<Estimator>(options), p);
   };
   return r;
-}
-
-void declare_offline(Schema& s, int max_iterations, bool learning_rate) {
-  s.integer("rank", 2, "rank k of the factors").at_least(1);
-  s.choice("init", learning_rate ? "random" : "spectral", {"spectral", "random"},
-           "initial factors: top-k SVD of d1 d2/|Ω| P_Ω(M) (balanced), or Gaussian with the entries' scale");
-  s.number("regularization", learning_rate ? 1e-6 : 1e-9,
-           learning_rate ? "ridge λ in units of ν = ‖U0‖²_F/d1 + ‖V0‖²_F/d2 (LIBMF's λ for unit-energy rows)"
-                         : "ridge λ_i = regularization · |Ω_i| · (mean squared row norm of the other factor)")
-      .at_least(0.0);
-  if (learning_rate)
-    s.number("learning_rate", 0.1, "step γ in units of 1/ν: the factor an update multiplies the entry's error by")
-        .above(0.0);
-  s.number("divergence_factor", 100.0,
-           "diverged when a pass's RMS training residual exceeds this multiple of the entries' RMS")
-      .above(1.0);
-  s.integer("max_iterations", max_iterations, learning_rate ? "epochs" : "sweeps (U then V)").at_least(1);
-  s.number("tolerance", 1e-10, "stop when the relative change of (U, V) in a pass falls below this").at_least(0.0);
-  declare_offset(s, "fitted on Ω to convergence before the first pass");
-  IterativeEstimator::declare_stall_fit(s);
 }
 
 PluginDescriptor describe_online_completion() {
@@ -185,12 +123,13 @@ PluginDescriptor describe_online_completion() {
   als.citation = "Jain, Netrapalli & Sanghavi 2013, Low-rank Matrix Completion using Alternating Minimization; "
                  "Zhou et al. 2008 (weighted-λ ridge); baseline of " + std::string(kPaper) + ", Table 1";
   als.doc_page = "docs/plugins/als_completion.md";
-  declare_offline(als.schema, 50, false);
+  als.schema = OfflineOptions::schema(OfflineOptions::Method::als_completion);
+  IterativeEstimator::declare_stall_fit(als.schema);
   als.example = {{"rank", 2}};
   als.example_data = completion_example_data(true);
   als.footprint = offline_footprint;
   als.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<AlsCompletion>(OfflineOptions(p)), p);
+    return with_stall_fit(std::make_unique<AlsCompletion>(OfflineOptions(OfflineOptions::Method::als_completion, p)), p);
   };
   d.registrations.push_back(std::move(als));
 
@@ -201,12 +140,13 @@ PluginDescriptor describe_online_completion() {
   sgd.citation = "Chin, Zhuang, Juan & Lin 2015, A Fast Parallel SGD for Matrix Factorization in Shared Memory "
                  "Systems (LIBMF); baseline of " + std::string(kPaper) + ", Table 1";
   sgd.doc_page = "docs/plugins/sgd_mf.md";
-  declare_offline(sgd.schema, 100, true);
+  sgd.schema = OfflineOptions::schema(OfflineOptions::Method::sgd_mf);
+  IterativeEstimator::declare_stall_fit(sgd.schema);
   sgd.example = {{"rank", 2}};
   sgd.example_data = completion_example_data(true);
   sgd.footprint = offline_footprint;
   sgd.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<SgdMf>(OfflineOptions(p)), p);
+    return with_stall_fit(std::make_unique<SgdMf>(OfflineOptions(OfflineOptions::Method::sgd_mf, p)), p);
   };
   d.registrations.push_back(std::move(sgd));
 

@@ -98,6 +98,33 @@ TEST_CASE("a retired parameter name is refused with the name it has now", "[para
   }
 }
 
+TEST_CASE("defaults and is_valid: what an Options struct reads and checks from C++", "[params]") {
+  Schema s;
+  s.integer("rank", 2, "target rank").at_least(1);
+  s.number("step", 0.5, "step size").above(0).at_most(1);
+  s.choice("norm", "spectral", {"spectral", "frobenius"}, "which norm");
+  s.integer("d", std::nullopt, "dimension").at_least(1).make_nullable();
+  const Json defaults = s.defaults();
+  CHECK(defaults == Json{{"rank", 2}, {"step", 0.5}, {"norm", "spectral"}, {"d", nullptr}});
+  std::string why = "unchanged";
+  CHECK(s.is_valid(defaults, &why));
+  CHECK(why == "unchanged");  // written only on failure
+
+  Json bad = defaults;
+  bad["step"] = 0.0;
+  CHECK_FALSE(s.is_valid(bad, &why));
+  CHECK(why == "at /step: expected a number > 0 and ≤ 1, found 0.0");
+  CHECK_FALSE(s.is_valid(bad, nullptr));
+  bad = defaults;
+  bad["norm"] = "nuclear";
+  CHECK_FALSE(s.is_valid(bad, &why));
+  CHECK(why.find("/norm") != std::string::npos);
+  bad = defaults;
+  bad["rnak"] = 3;
+  CHECK_FALSE(s.is_valid(bad, &why));
+  CHECK(why.find("did you mean 'rank'") != std::string::npos);
+}
+
 TEST_CASE("a schema survives the JSON round trip", "[params]") {
   const Schema s = example_schema();
   CHECK(Schema::from_json(s.to_json()).to_json() == s.to_json());

@@ -73,6 +73,15 @@ class Schema {
   /// and what was found.
   Json validate(const Json& given, const ValidationContext& ctx, const std::string& path) const;
 
+  /// Every declared parameter with its default (null where there is none): what an Options struct's
+  /// default constructor reads, so that a default is written once, here.
+  Json defaults() const;
+  /// The Ceres-style check behind `Options::is_valid`: whether `values` satisfies every declared type,
+  /// range and choice. When it does not, `error` (if given) receives the first violation, e.g.
+  /// "at /rank: expected an integer ≥ 1, found 0". For schemas without nested plugin references
+  /// (those need a registry: `validate`).
+  bool is_valid(const Json& values, std::string* error) const;
+
   Json to_json() const;
   static Schema from_json(const Json& j);
 

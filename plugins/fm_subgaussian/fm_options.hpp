@@ -1,0 +1,69 @@
+#pragma once
+/// \file The settings of fm_moment_elimination and ifm (AlternatingOptions), fm (ConventionalFmOptions)
+/// and ridge (RidgeOptions). Each is declared once, in its `schema()` (type, default, range and doc);
+/// the struct reads it, from an experiment's validated parameters or, for C++ callers, from the
+/// schema's defaults, and checks itself Ceres-style with `is_valid`.
+#include <string>
+
+#include "rankone/core/params.hpp"
+
+namespace rankone::fm_subgaussian {
+
+/// Settings common to both alternating estimators (docs/plugins/fm_moment_elimination.md).
+struct AlternatingOptions {
+  Index rank;
+  Index batch_size;
+  int max_iterations;
+  double tolerance;
+  Index passes;
+  bool standardize;
+  bool intercept;  ///< also true when standardize is (centring creates an intercept)
+  /// Step η of the moment updates (1: the paper's update). Below 1 it damps the iteration for data
+  /// whose moments are far from the sub-gaussian model (the unit step then overshoots).
+  double step_size;
+
+  static Schema schema();
+  AlternatingOptions();  ///< the schema's defaults
+  explicit AlternatingOptions(const Params& p);
+  Json to_json() const;
+  bool is_valid(std::string* error = nullptr) const { return schema().is_valid(to_json(), error); }
+};
+
+/// Settings of `fm` (docs/plugins/fm.md).
+struct ConventionalFmOptions {
+  enum class Solver { sgd, als };
+  Index rank;
+  Solver solver;
+  double learning_rate;  ///< SGD step η₀
+  double decay;          ///< SGD step in epoch t (from 0): η₀ / (1 + decay · t)
+  double reg_w;
+  double reg_v;
+  double init_std;       ///< entries of the initial U ~ N(0, init_std²)
+  int max_iterations;    ///< epochs
+  double tolerance;
+  Index training_size;   ///< instances taken from an endless source
+  bool standardize;
+  bool intercept;        ///< also true when standardize is
+
+  static Schema schema();
+  ConventionalFmOptions();  ///< the schema's defaults
+  explicit ConventionalFmOptions(const Params& p);
+  Json to_json() const;
+  bool is_valid(std::string* error = nullptr) const { return schema().is_valid(to_json(), error); }
+};
+
+/// Settings of `ridge` (docs/plugins/ridge.md).
+struct RidgeOptions {
+  double l2;
+  Index batch_size;
+  Index training_size;  ///< instances taken from an endless source
+  bool standardize;     ///< penalise standardised coefficients (scikit-learn's scaler + ridge)
+
+  static Schema schema();
+  RidgeOptions();  ///< the schema's defaults
+  explicit RidgeOptions(const Params& p);
+  Json to_json() const;
+  bool is_valid(std::string* error = nullptr) const { return schema().is_valid(to_json(), error); }
+};
+
+}  // namespace rankone::fm_subgaussian

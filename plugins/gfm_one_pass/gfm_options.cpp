@@ -1,0 +1,64 @@
+#include "gfm_options.hpp"
+
+namespace rankone::gfm {
+
+Schema GfmOptions::schema() {
+  Schema s;
+  s.integer("rank", 2, "rank k of the estimate").at_least(1);
+  s.integer("batch_size", 10000, "instances in each iteration's fresh mini-batch (n)").at_least(1);
+  s.integer("init_batch_size", std::nullopt, "instances in the spectral initialisation batch (default: batch_size)")
+      .at_least(1)
+      .make_nullable();
+  s.integer("max_iterations", 30, "iteration budget T (each iteration consumes one fresh batch)").at_least(0);
+  s.renamed("iterations", "max_iterations");
+  s.integer("passes", 1,
+            "passes allowed over a finite source (1: one pass, as in the paper; more re-uses the set, which "
+            "breaks the fresh-batch independence the guarantee assumes, and the summary says so)")
+      .at_least(1);
+  s.number("tolerance", 1e-9,
+           "stop (converged) when (‖Δw‖ + ‖ΔM‖_F)/(‖w‖ + ‖M‖_F) between iterations falls below this; 0: never")
+      .at_least(0);
+  s.boolean("first_order", true, "also estimate w (when the operator has a first-order term)");
+  s.number("divergence_factor", 1e3,
+           "diverged when the residual RMS on a fresh batch exceeds this multiple of the initial responses' RMS")
+      .above(1);
+  s.number("init_tolerance", 1e-3,
+           "relative residual at which the spectral start's eigensolver stops: the start only has to be well "
+           "inside the sampling error of the moment estimate (≈ √(d/n), above 1e-3 up to n = 10⁶·d), not at "
+           "machine precision")
+      .above(0);
+  s.integer("threads", 1,
+            "threads for an iteration's dense products (x'Mx on dense designs; 0: every hardware thread). The "
+            "result is identical for any value; keep 1 when trials already run in parallel (run --jobs > 1)")
+      .at_least(0);
+  return s;
+}
+
+GfmOptions::GfmOptions() : GfmOptions(Params(schema().defaults())) {}
+
+GfmOptions::GfmOptions(const Params& params)
+    : rank(params.integer("rank")),
+      batch_size(params.integer("batch_size")),
+      init_batch_size(params.has("init_batch_size") ? std::optional<Index>(params.integer("init_batch_size")) : std::nullopt),
+      max_iterations(static_cast<int>(params.integer("max_iterations"))),
+      passes(params.integer("passes")),
+      tolerance(params.number("tolerance")),
+      first_order(params.boolean("first_order")),
+      divergence_factor(params.number("divergence_factor")),
+      init_tolerance(params.number("init_tolerance")),
+      threads(static_cast<int>(params.integer("threads"))) {}
+
+Json GfmOptions::to_json() const {
+  return Json{{"rank", rank},
+              {"batch_size", batch_size},
+              {"init_batch_size", init_batch_size ? Json(*init_batch_size) : Json(nullptr)},
+              {"max_iterations", max_iterations},
+              {"passes", passes},
+              {"tolerance", tolerance},
+              {"first_order", first_order},
+              {"divergence_factor", divergence_factor},
+              {"init_tolerance", init_tolerance},
+              {"threads", threads}};
+}
+
+}  // namespace rankone::gfm

@@ -1,0 +1,64 @@
+#pragma once
+/// \file The settings of the completion estimators: OnlineOptions (omc_psd, omc_general,
+/// omc_general_theoretical) and OfflineOptions (als_completion, sgd_mf). Each is declared once, in its
+/// `schema()` (type, default, range and doc); the struct reads it, from an experiment's validated
+/// parameters or, for C++ callers, from the schema's defaults, and checks itself Ceres-style with
+/// `is_valid`.
+#include <optional>
+#include <string>
+
+#include "rankone/core/params.hpp"
+
+namespace rankone::online_completion {
+
+/// What the completion estimators subtract from each observed entry before the low-rank fit
+/// (biases.hpp): nothing, the global mean, or the mean and regularised row/column biases.
+enum class OffsetKind { none, mean, biases };
+OffsetKind offset_kind_from_string(const std::string& name);
+std::string to_string(OffsetKind kind);
+
+/// Settings shared by the three online estimators.
+struct OnlineOptions {
+  Index rank;
+  std::optional<Index> warm_start_samples;  ///< |Ω_init|; unset: warm_start_factor · d k log d
+  double warm_start_factor;
+  double trim;                          ///< warm-start rows capped at ‖u_i‖² ≤ trim · ‖U0‖²_F/d1 (0: off)
+  double step_size;                     ///< gain α: η = α / (2 d1 d2 (‖U0‖²_F/d1 + ‖V0‖²_F/d2))
+  std::optional<double> learning_rate;  ///< the paper's η, used as given (overrides step_size)
+  Index batch_size;                     ///< observations per iteration
+  double divergence_factor;
+  int max_iterations;
+  double tolerance;
+  bool warm_start_fit;                  ///< rescale U0 V0' by least squares on the warm-start entries
+  OffsetKind offset;                    ///< subtracted from each entry before the low-rank update
+  double offset_regularization;         ///< λ of the running biases
+
+  static Schema schema();
+  OnlineOptions();  ///< the schema's defaults
+  explicit OnlineOptions(const Params& p);
+  Json to_json() const;
+  bool is_valid(std::string* error = nullptr) const { return schema().is_valid(to_json(), error); }
+};
+
+/// Settings shared by the offline estimators; their defaults differ by estimator.
+struct OfflineOptions {
+  enum class Method { als_completion, sgd_mf };
+  Method method;
+  Index rank;
+  std::string init;      ///< "spectral" (top-k SVD of d1 d2/|Ω| P_Ω(M)) or "random"
+  double regularization;
+  double learning_rate;  ///< sgd_mf only
+  double divergence_factor;
+  int max_iterations;
+  double tolerance;
+  OffsetKind offset;             ///< fitted on Ω, subtracted before U V'
+  double offset_regularization;  ///< λ of the bias fit
+
+  static Schema schema(Method method);
+  explicit OfflineOptions(Method method);  ///< the schema's defaults for `method`
+  OfflineOptions(Method method, const Params& p);
+  Json to_json() const;
+  bool is_valid(std::string* error = nullptr) const { return schema(method).is_valid(to_json(), error); }
+};
+
+}  // namespace rankone::online_completion

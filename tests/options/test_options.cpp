@@ -1,0 +1,138 @@
+// The estimators' Options structs: defaults come from the schema (declared once), the registered
+// plugin declares exactly that schema, parameters round-trip, and is_valid refuses what the
+// experiment file would refuse, naming the parameter.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "../../plugins/fm_subgaussian/fm_options.hpp"
+#include "../../plugins/gfm_one_pass/gfm_options.hpp"
+#include "../../plugins/online_completion/completion_options.hpp"
+#include "test_support.hpp"
+
+using namespace rankone;
+
+namespace {
+
+/// Every parameter of `options` is declared, with the same spec, by the registered plugin `name`
+/// (which adds only the stall-fit parameters every iterative estimator has).
+void check_registered(const std::string& name, const Schema& options) {
+  const Registration& reg = test::registry().get(name, Kind::estimator);
+  for (const ParamSpec& spec : options.params()) {
+    INFO(name << ": " << spec.name);
+    const ParamSpec* registered = reg.schema.find(spec.name);
+    REQUIRE(registered != nullptr);
+    CHECK(registered->to_json() == spec.to_json());
+  }
+  for (const ParamSpec& spec : reg.schema.params()) {
+    INFO(name << " declares " << spec.name);
+    CHECK((options.find(spec.name) != nullptr || spec.name.rfind("stall_", 0) == 0 || spec.name == "tau_threshold"));
+  }
+}
+
+/// Defaults equal the schema's, are valid, and survive a trip through parameters.
+template <class Options, class... Method>
+void check_defaults(const Schema& schema, Method... method) {
+  const Options defaults(method...);
+  CHECK(defaults.to_json() == schema.defaults());
+  std::string why;
+  CHECK(defaults.is_valid(&why));
+  CHECK(why.empty());
+  const Options again(method..., Params(defaults.to_json()));
+  CHECK(again.to_json() == defaults.to_json());
+}
+
+template <class Options>
+std::string refusal(const Options& options) {
+  std::string why;
+  CHECK_FALSE(options.is_valid(&why));
+  CHECK_FALSE(options.is_valid());  // the reason is optional
+  return why;
+}
+
+}  // namespace
+
+TEST_CASE("gfm_one_pass options: defaults from the schema, is_valid, round trip", "[options]") {
+  check_defaults<gfm::GfmOptions>(gfm::GfmOptions::schema());
+  check_registered("gfm_one_pass", gfm::GfmOptions::schema());
+
+  gfm::GfmOptions o;
+  CHECK(o.rank == 2);
+  CHECK(o.batch_size == 10000);
+  CHECK_FALSE(o.init_batch_size.has_value());  // null default: the batch size
+  o.init_batch_size = 500;
+  o.threads = 2;
+  CHECK(gfm::GfmOptions(Params(o.to_json())).to_json() == o.to_json());
+
+  o.rank = 0;
+  const std::string why = refusal(o);
+  CHECK(why.find("/rank") != std::string::npos);
+  CHECK(why.find("integer ≥ 1") != std::string::npos);
+  o.rank = 3;
+  o.divergence_factor = 1.0;  // must exceed 1
+  CHECK(refusal(o).find("/divergence_factor") != std::string::npos);
+}
+
+TEST_CASE("fm_subgaussian options: alternating, fm and ridge", "[options]") {
+  using namespace fm_subgaussian;
+  check_defaults<AlternatingOptions>(AlternatingOptions::schema());
+  check_defaults<ConventionalFmOptions>(ConventionalFmOptions::schema());
+  check_defaults<RidgeOptions>(RidgeOptions::schema());
+  check_registered("fm_moment_elimination", AlternatingOptions::schema());
+  check_registered("ifm", AlternatingOptions::schema());
+  check_registered("fm", ConventionalFmOptions::schema());
+  check_registered("ridge", RidgeOptions::schema());
+
+  AlternatingOptions alternating;
+  alternating.step_size = 1.5;  // in (0, 1]
+  CHECK(refusal(alternating).find("/step_size") != std::string::npos);
+
+  ConventionalFmOptions fm;
+  CHECK(fm.solver == ConventionalFmOptions::Solver::sgd);
+  fm.solver = ConventionalFmOptions::Solver::als;
+  CHECK(ConventionalFmOptions(Params(fm.to_json())).solver == ConventionalFmOptions::Solver::als);
+  fm.learning_rate = 0.0;  // must be positive
+  CHECK(refusal(fm).find("/learning_rate") != std::string::npos);
+
+  RidgeOptions ridge;
+  ridge.l2 = -1.0;
+  CHECK(refusal(ridge).find("/l2") != std::string::npos);
+
+  // standardize implies an intercept, whatever the intercept parameter says.
+  Json given = AlternatingOptions::schema().defaults();
+  given["standardize"] = true;
+  CHECK(AlternatingOptions(Params(given)).intercept);
+}
+
+TEST_CASE("completion options: online, and offline with each estimator's defaults", "[options]") {
+  using namespace online_completion;
+  check_defaults<OnlineOptions>(OnlineOptions::schema());
+  check_defaults<OfflineOptions>(OfflineOptions::schema(OfflineOptions::Method::als_completion),
+                                 OfflineOptions::Method::als_completion);
+  check_defaults<OfflineOptions>(OfflineOptions::schema(OfflineOptions::Method::sgd_mf), OfflineOptions::Method::sgd_mf);
+  for (const char* name : {"omc_psd", "omc_general", "omc_general_theoretical"}) check_registered(name, OnlineOptions::schema());
+  check_registered("als_completion", OfflineOptions::schema(OfflineOptions::Method::als_completion));
+  check_registered("sgd_mf", OfflineOptions::schema(OfflineOptions::Method::sgd_mf));
+
+  // The two offline estimators share the struct but not the defaults.
+  const OfflineOptions als(OfflineOptions::Method::als_completion), sgd(OfflineOptions::Method::sgd_mf);
+  CHECK(als.init == "spectral");
+  CHECK(sgd.init == "random");
+  CHECK(als.max_iterations == 50);
+  CHECK(sgd.max_iterations == 100);
+  CHECK_FALSE(als.to_json().contains("learning_rate"));
+
+  OnlineOptions online;
+  CHECK_FALSE(online.learning_rate.has_value());
+  online.learning_rate = 0.05;
+  online.offset = OffsetKind::biases;
+  const OnlineOptions again{Params(online.to_json())};
+  CHECK(again.learning_rate == 0.05);
+  CHECK(again.offset == OffsetKind::biases);
+  online.batch_size = 0;
+  CHECK(refusal(online).find("/batch_size") != std::string::npos);
+
+  OfflineOptions bad(OfflineOptions::Method::sgd_mf);
+  bad.init = "warm";  // not a choice
+  CHECK(refusal(bad).find("/init") != std::string::npos);
+}
