@@ -15,15 +15,13 @@ from results import fail, machine_of, trials
 def main():
     if len(sys.argv) < 2:
         fail("usage: cost.py RESULTS_DIR [RESULTS_DIR ...]")
-    n, seconds, machines = 0, 0.0, []
+    n, seconds = 0, 0.0
     for folder in sys.argv[1:]:
         ts = trials(folder)
         n += len(ts)
         seconds += sum(max(p[2] for pts in t.points.values() for p in pts) for t in ts)
-        if machine_of(folder) not in machines:
-            machines.append(machine_of(folder))
     shown = f"{seconds:.0f} s" if seconds < 600 else f"{seconds / 60:.0f} min"
-    print(f"{n} trials, {shown} of estimator time in all (measured on {'; '.join(machines)}).")
+    print(f"{n} trials, {shown} of estimator time in all (measured on {machine_of(*sys.argv[1:])}).")
 
 
 if __name__ == "__main__":

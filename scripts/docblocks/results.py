@@ -120,12 +120,13 @@ def fail(message):
     sys.exit(f"{os.path.basename(sys.argv[0])}: {message}")
 
 
-def machine_of(folder):
-    """Where the folder's trials ran: the lines regenerate-docs recorded (scripts/docblocks/machine.py --short)."""
-    path = os.path.join(folder, "machine.txt")
-    if not os.path.exists(path):
-        return "an unrecorded machine"
-    lines = [l.strip() for l in open(path) if l.strip()]
+def machine_of(*folders):
+    """Where the folders' trials ran: the lines regenerate-docs recorded beside them
+    (scripts/docblocks/machine.py --short), machines once each, with the range of the load."""
+    lines = []
+    for folder in folders:
+        path = os.path.join(folder, "machine.txt")
+        lines += [l.strip() for l in open(path) if l.strip()] if os.path.exists(path) else ["an unrecorded machine"]
     machines = sorted({l.rsplit(", load ", 1)[0] for l in lines})
     loads = sorted(float(l.rsplit(", load ", 1)[1]) for l in lines if ", load " in l)
     load = f", load {loads[0]:g}" + (f"–{loads[-1]:g}" if loads[-1] != loads[0] else "") if loads else ""
