@@ -3,8 +3,8 @@
 
 usage: cost.py RESULTS_DIR [RESULTS_DIR ...]
 
-The time is the sum of the trials' estimator seconds (the store's `seconds`, which pauses while
-metrics run), i.e. the CPU a `--jobs 1` run spends in the estimators, on the machine recorded
+The time is the sum of the trials' estimator seconds (the store's `seconds` of each trial, which
+pauses while metrics run), i.e. the CPU a `--jobs 1` run spends in the estimators, on the machine recorded
 beside the results.
 """
 import sys
@@ -19,7 +19,7 @@ def main():
     for folder in sys.argv[1:]:
         ts = trials(folder)
         n += len(ts)
-        seconds += sum(max(p[2] for pts in t.points.values() for p in pts) for t in ts)
+        seconds += sum(t.seconds for t in ts)
     shown = f"{seconds:.0f} s" if seconds < 600 else f"{seconds / 60:.0f} min"
     print(f"{n} trials, {shown} of estimator time in all (measured on {machine_of(*sys.argv[1:])}).")
 

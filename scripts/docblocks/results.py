@@ -37,7 +37,7 @@ class Trial:
         return self.points[metric][-1][3]
 
     def iterations(self):
-        return max(p[0] for pts in self.points.values() for p in pts)
+        return max((p[0] for pts in self.points.values() for p in pts), default=0)
 
     def first_below(self, metric, target):
         """(samples, seconds) at the first recorded point below target, or None."""
@@ -48,6 +48,9 @@ class Trial:
 
 
 def trials(folder):
+    """Every stored trial of the folder: its points from `rankone export`, and, for a trial that
+    recorded none (e.g. `failed` before its first iteration, which the export cannot show), its
+    row of the store's trials table."""
     by_key = {}
     for r in export(folder):
         t = by_key.setdefault(r["trial"], Trial(r))
@@ -56,6 +59,21 @@ def trials(folder):
     for t in by_key.values():
         for pts in t.points.values():
             pts.sort()
+    import sqlite3  # standard library; read-only, the store is rankone's
+    db = sqlite3.connect(f"file:{os.path.join(folder, 'results.sqlite')}?mode=ro", uri=True)
+    try:
+        rows = db.execute("SELECT key, estimator, label, repetition, coordinates, status, message, seconds FROM trials").fetchall()
+    finally:
+        db.close()
+    for key, estimator, label, repetition, coordinates, status, message, seconds in rows:
+        if key not in by_key:
+            info = {"trial": key, "estimator": estimator, "label": label, "repetition": str(repetition), "status": status}
+            # coordinates as the export writes them: strings bare, everything else as JSON text
+            for path, v in json.loads(coordinates or "{}").items():
+                info[path] = v if isinstance(v, str) else json.dumps(v)
+            by_key[key] = Trial(info)
+        by_key[key].info["message"] = message
+        by_key[key].seconds = seconds  # the trial's estimator time (its last point's, or up to its failure)
     return list(by_key.values())
 
 
@@ -152,3 +170,16 @@ def stored_experiment(folder):
     if row is None:
         fail(f"{folder}: no run recorded")
     return json.loads(row[0])
+
+
+def experiment_file(folder):
+    """The experiment file of the folder's latest run (the store's runs table), as the run named it."""
+    import sqlite3
+    db = sqlite3.connect(f"file:{os.path.join(folder, 'results.sqlite')}?mode=ro", uri=True)
+    try:
+        row = db.execute("SELECT experiment_file FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+    finally:
+        db.close()
+    if row is None:
+        fail(f"{folder}: no run recorded")
+    return row[0]
