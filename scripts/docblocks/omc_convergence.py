@@ -38,8 +38,12 @@ def convergence(folder):
                 cells.append(f"{median(reached) / (d * k * math.log(d)):.1f}")
         print(f"| {kappa:g} | " + " | ".join(cells) + " |")
     print()
-    states = Counter(t["status"] for t in ts)
-    print("End states: " + ", ".join(f"{n} × {s}" for s, n in states.most_common()) + ".")
+    states = Counter(t["status"] for t in ts).most_common()
+    parts = [f"{n} × {status}" for status, n in states[:1]]
+    for status, n in states[1:]:  # the exceptions, with their cells
+        cells = sorted({(float(t["data.condition_number"]), int(t["data.rank"])) for t in ts if t["status"] == status})
+        parts.append(f"{n} × {status} (" + "; ".join(f"κ = {c:g}, k = {k}" for c, k in cells) + ")")
+    print("End states: " + ", ".join(parts) + ".")
 
 
 def warm_start(folder):
