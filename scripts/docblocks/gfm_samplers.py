@@ -16,12 +16,12 @@ NAMES = {"bernoulli": "bernoulli (Rademacher)"}
 
 
 def states(mine):
-    """'5 × max_iterations', or the statuses with the iteration a diverged or failed trial ended at."""
+    """'5 × max_iterations', or the statuses, with the iterations a diverged or failed trial completed."""
     counts = Counter(t["status"] for t in mine)
     parts = []
     for status, n in sorted(counts.items(), key=lambda kv: -kv[1]):
         ends = sorted(t.iterations() for t in mine if t["status"] == status)
-        where = f" (iteration {', '.join(map(str, ends))})" if status in ("diverged", "failed") else ""
+        where = f" (after {', '.join(map(str, ends))} iterations)" if status in ("diverged", "failed") else ""
         parts.append(f"{n} × {status}{where}")
     return ", ".join(parts)
 

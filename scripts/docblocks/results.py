@@ -37,7 +37,8 @@ class Trial:
         return self.points[metric][-1][3]
 
     def iterations(self):
-        return max((p[0] for pts in self.points.values() for p in pts), default=0)
+        """The iterations the trial ran, as the store counts them."""
+        return self.iteration_count
 
     def first_below(self, metric, target):
         """(samples, seconds) at the first recorded point below target, or None."""
@@ -62,10 +63,11 @@ def trials(folder):
     import sqlite3  # standard library; read-only, the store is rankone's
     db = sqlite3.connect(f"file:{os.path.join(folder, 'results.sqlite')}?mode=ro", uri=True)
     try:
-        rows = db.execute("SELECT key, estimator, label, repetition, coordinates, status, message, seconds FROM trials").fetchall()
+        rows = db.execute("SELECT key, estimator, label, repetition, coordinates, status, message, seconds, iterations "
+                          "FROM trials").fetchall()
     finally:
         db.close()
-    for key, estimator, label, repetition, coordinates, status, message, seconds in rows:
+    for key, estimator, label, repetition, coordinates, status, message, seconds, iterations in rows:
         if key not in by_key:
             info = {"trial": key, "estimator": estimator, "label": label, "repetition": str(repetition), "status": status}
             # coordinates as the export writes them: strings bare, everything else as JSON text
@@ -74,6 +76,7 @@ def trials(folder):
             by_key[key] = Trial(info)
         by_key[key].info["message"] = message
         by_key[key].seconds = seconds  # the trial's estimator time (its last point's, or up to its failure)
+        by_key[key].iteration_count = iterations  # the store's count: a final point may repeat the last iteration
     return list(by_key.values())
 
 
