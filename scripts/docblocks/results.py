@@ -1,0 +1,188 @@
+"""Reading a results folder for the generated blocks of the docs: final values per trial, medians,
+first crossings of a target, and the number formats the pages use (standard library only)."""
+import csv
+import io
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MISSING = "…"  # a cell without trials (a reduced --cheap run); regenerate-docs never writes it
+
+
+def rankone():
+    return os.environ.get("RANKONE_BIN", os.path.join(ROOT, "build", "bin", "rankone"))
+
+
+def export(folder):
+    """Long-format rows of `rankone export FOLDER --format csv`."""
+    out = subprocess.run([rankone(), "export", folder, "--format", "csv"], check=True, capture_output=True, text=True).stdout
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+class Trial:
+    """One stored trial: its columns (label, coordinates, status, …) and its points per metric."""
+
+    def __init__(self, row):
+        self.info = {k: v for k, v in row.items() if k not in ("iteration", "samples", "seconds", "metric", "value")}
+        self.points = {}  # metric -> [(iteration, samples, seconds, value)] in iteration order
+
+    def __getitem__(self, key):
+        return self.info[key]
+
+    def final(self, metric):
+        return self.points[metric][-1][3]
+
+    def iterations(self):
+        """The iterations the trial ran, as the store counts them."""
+        return self.iteration_count
+
+    def first_below(self, metric, target):
+        """(samples, seconds) at the first recorded point below target, or None."""
+        for _, samples, seconds, value in self.points.get(metric, []):
+            if value < target:
+                return samples, seconds
+        return None
+
+
+def trials(folder):
+    """Every stored trial of the folder: its points from `rankone export`, and, for a trial that
+    recorded none (e.g. `failed` before its first iteration, which the export cannot show), its
+    row of the store's trials table."""
+    by_key = {}
+    for r in export(folder):
+        t = by_key.setdefault(r["trial"], Trial(r))
+        t.points.setdefault(r["metric"], []).append(
+            (int(r["iteration"]), int(r["samples"]), float(r["seconds"]), float(r["value"])))
+    for t in by_key.values():
+        for pts in t.points.values():
+            pts.sort()
+    import sqlite3  # standard library; read-only, the store is rankone's
+    db = sqlite3.connect(f"file:{os.path.join(folder, 'results.sqlite')}?mode=ro", uri=True)
+    try:
+        rows = db.execute("SELECT key, estimator, label, repetition, coordinates, status, message, seconds, iterations "
+                          "FROM trials").fetchall()
+    finally:
+        db.close()
+    for key, estimator, label, repetition, coordinates, status, message, seconds, iterations in rows:
+        if key not in by_key:
+            info = {"trial": key, "estimator": estimator, "label": label, "repetition": str(repetition), "status": status}
+            # coordinates as the export writes them: strings bare, everything else as JSON text
+            for path, v in json.loads(coordinates or "{}").items():
+                info[path] = v if isinstance(v, str) else json.dumps(v)
+            by_key[key] = Trial(info)
+        by_key[key].info["message"] = message
+        by_key[key].seconds = seconds  # the trial's estimator time (its last point's, or up to its failure)
+        by_key[key].iteration_count = iterations  # the store's count: a final point may repeat the last iteration
+    return list(by_key.values())
+
+
+def value(text):
+    """A coordinate as the export writes it (JSON text, or a bare string) as a Python value."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def select(ts, **where):
+    """The trials whose columns equal the given values (keys with '.' written as '__'); values are
+    compared as JSON values, so 0.003 matches the exported "0.003" and None matches "null"."""
+    return [t for t in ts if all(value(t.info.get(k.replace("__", "."), "")) == v for k, v in where.items())]
+
+
+def design(experiment, *overrides):
+    """The experiment as `rankone validate` resolves it (extends, defaults, overrides): the grid a
+    page's table has, whether or not a (reduced) run filled every cell."""
+    out = subprocess.run([rankone(), "validate", os.path.join(ROOT, experiment), *overrides],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def axis(resolved, path):
+    """The values of the sweep coordinate `path` (a grid axis or a path of a zip group)."""
+    sweep = resolved.get("sweep") or {}
+    if path in (sweep.get("grid") or {}):
+        return sweep["grid"][path]
+    for group in sweep.get("zip") or []:
+        if path in group:
+            return group[path]
+    fail(f"the experiment has no sweep coordinate {path}")
+
+
+def median(values):
+    return statistics.median(values) if values else None
+
+
+def sig(x, digits=2):
+    """x to `digits` significant digits: 0.807, 1.86e-3, 5.8e-12 (exponent form below 0.01)."""
+    if x is None:
+        return MISSING
+    if x == 0:
+        return "0"
+    if not math.isfinite(x):
+        return str(x)
+    if abs(x) < 0.01 or abs(x) >= 1e5:
+        mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
+    decimals = max(digits - 1 - math.floor(math.log10(abs(x))), 0)
+    return f"{x:.{decimals}f}"
+
+
+def count(n):
+    """An integer with a narrow no-break space between thousands (60 010), as the pages write it."""
+    return f"{int(round(n)):,}".replace(",", "\u202f") if n is not None else MISSING
+
+
+def fail(message):
+    sys.exit(f"{os.path.basename(sys.argv[0])}: {message}")
+
+
+def machine_of(*folders):
+    """Where the folders' trials ran: the lines regenerate-docs recorded beside them
+    (scripts/docblocks/machine.py --short), machines once each, with the range of the load."""
+    lines = []
+    for folder in folders:
+        path = os.path.join(folder, "machine.txt")
+        lines += [l.strip() for l in open(path) if l.strip()] if os.path.exists(path) else ["an unrecorded machine"]
+    machines = sorted({l.rsplit(", load ", 1)[0] for l in lines})
+    loads = sorted(float(l.rsplit(", load ", 1)[1]) for l in lines if ", load " in l)
+    load = f", load {loads[0]:g}" + (f"–{loads[-1]:g}" if loads[-1] != loads[0] else "") if loads else ""
+    return "; ".join(machines) + load
+
+
+def contraction(points, floor=1e-11):
+    """The error's contraction per iteration: the geometric mean of the ratios from iteration 2 to
+    the first iteration below `floor` (where round-off starts to bend the line), or to the last."""
+    errors = {it: v for it, _, _, v in points}
+    end = next((it for it in sorted(errors) if it > 2 and errors[it] < floor), max(errors))
+    return (errors[end] / errors[2]) ** (1.0 / (end - 2))
+
+
+def stored_experiment(folder):
+    """The resolved experiment of the folder's latest run, as the store recorded it (runs table)."""
+    import sqlite3  # standard library; read-only, the store is rankone's
+    db = sqlite3.connect(f"file:{os.path.join(folder, 'results.sqlite')}?mode=ro", uri=True)
+    try:
+        row = db.execute("SELECT experiment FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+    finally:
+        db.close()
+    if row is None:
+        fail(f"{folder}: no run recorded")
+    return json.loads(row[0])
+
+
+def experiment_file(folder):
+    """The experiment file of the folder's latest run (the store's runs table), as the run named it."""
+    import sqlite3
+    db = sqlite3.connect(f"file:{os.path.join(folder, 'results.sqlite')}?mode=ro", uri=True)
+    try:
+        row = db.execute("SELECT experiment_file FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+    finally:
+        db.close()
+    if row is None:
+        fail(f"{folder}: no run recorded")
+    return row[0]
