@@ -36,17 +36,7 @@ AlternatingEstimator::~AlternatingEstimator() = default;
 
 bool AlternatingEstimator::next_batch(DataSource& data, Matrix& Z, Vector& y) {
   Batch batch = reader_.next(data, options_.batch_size);
-  // A short batch at the very end of the data is still a usable estimate of the moments; a
-  // sliver is not.
-  if (batch.instances() < std::max<Index>(1, options_.batch_size / 2)) {
-    if (batch.instances() > 0)
-      summary_.notes.push_back(name() + ": the last " + std::to_string(batch.instances()) +
-                               " instances were not used (under half a batch of " + std::to_string(options_.batch_size) + ")");
-    return false;
-  }
-  if (batch.instances() < options_.batch_size)
-    summary_.notes.push_back(name() + ": the last batch had " + std::to_string(batch.instances()) + " of " +
-                             std::to_string(options_.batch_size) + " instances (used: at least half a batch)");
+  if (batch.instances() == 0) return false;  // the shared rule: a short last batch is not used (BatchReader)
   Z = scaling_.apply(feature_matrix(batch));
   y = batch.y;
   last_batch_ = std::move(batch);  // kept for the noise floor (see iterate)
@@ -63,25 +53,29 @@ void AlternatingEstimator::start(DataSource& data, Rng& rng) {
     return finish(Status::failed, "rank " + std::to_string(options_.rank) + " exceeds the dimension " + std::to_string(d));
   first_order_ = data.sensing_operator().has_first_order();
 
-  // First batch: feature scaling and whatever the estimator estimates once (κ, φ, τ).
-  const Batch first = reader_.next(data, options_.batch_size);
-  if (first.instances() == 0) return finish(Status::failed, "the data source returned an empty first batch");
+  // First batch: the feature scaling and whatever the estimator estimates once (fm_moment_elimination:
+  // κ, φ, τ).
+  Batch first = reader_.next(data, options_.batch_size);
+  if (first.instances() == 0)
+    return finish(Status::failed, "the data ran out before the first batch of " + std::to_string(options_.batch_size) +
+                                      " instances (" + reader_.exhausted_message(data, 0) +
+                                      "; lower batch_size, or set passes > 1 to re-use a finite set)");
   const Matrix X0 = feature_matrix(first);
-  {
-    const FeatureScaling raw = FeatureScaling::estimate(X0);  // population mean and std per feature
-    d_ = d;
-    min_variance_ = raw.scale.array().square().minCoeff();
-    max_variance_ = raw.scale.array().square().maxCoeff();
-    max_abs_mean_ = raw.mean.cwiseAbs().maxCoeff();
-  }
-  scaling_ = options_.standardize ? FeatureScaling::estimate(X0) : FeatureScaling::identity(d);
-  if (const std::string why = prepare(scaling_.apply(X0)); !why.empty()) return finish(Status::failed, why);
+  const FeatureScaling raw = FeatureScaling::estimate(X0);  // population mean and std per feature
+  d_ = d;
+  min_variance_ = raw.scale.array().square().minCoeff();
+  max_variance_ = raw.scale.array().square().maxCoeff();
+  max_abs_mean_ = raw.mean.cwiseAbs().maxCoeff();
+  scaling_ = options_.standardize ? raw : FeatureScaling::identity(d);
+  Matrix Z = scaling_.apply(X0);
+  if (const std::string why = prepare(Z); !why.empty()) return finish(Status::failed, why);
 
-  // Second batch: Ū⁽⁰⁾ = top-k eigenvectors (by |eigenvalue|) of 𝓜(−y) ≈ M*, V = 0, w = 0.
-  Matrix Z;
-  Vector y;
-  if (!next_batch(data, Z, y))
-    return finish(Status::failed, "the data ran out before the initialisation batch (set passes > 1 to re-use a finite set)");
+  // Ū⁽⁰⁾ = top-k eigenvectors (by |eigenvalue|) of 𝓜(−y) ≈ M*, V = 0, w = 0: on a batch of its own
+  // when the first one estimated moments (Algorithm 1, line 3), else on the first batch.
+  Vector y = std::move(first.y);
+  if (separate_initialisation_batch() && !next_batch(data, Z, y))
+    return finish(Status::failed, "the data ran out before the initialisation batch (" +
+                                      reader_.exhausted_message(data, 0) + "; set passes > 1 to re-use a finite set)");
   const Vector r = -y;
   const LinearMap apply = [&](const Matrix& Y) -> Matrix { return correction_times(Z, r, Y); };
   const EigenResult eig = top_k_symmetric(apply, d, options_.rank, rng);
@@ -119,16 +113,26 @@ Estimate AlternatingEstimator::estimate() const {
 Summary AlternatingEstimator::summary() const {
   Summary s = summary_;
   if (data_) s.message += reader_.reuse_note(*data_);
+  if (const std::string note = reader_.dropped_note(name(), options_.batch_size); !note.empty()) s.notes.push_back(note);
   return s;
+}
+
+std::string AlternatingEstimator::restore_best() {
+  if (!std::isfinite(best_fit_)) return "; the estimate is the one before this iteration";
+  U_ = best_U_;
+  V_ = best_V_;
+  w_ = best_w_;
+  bias_ = best_bias_;
+  summary_.fit = best_fit_;
+  return "; the estimate returned is the best seen on fresh data (after iteration " + std::to_string(best_iteration_) +
+         ", relative residual " + format(best_fit_) + ")";
 }
 
 double AlternatingEstimator::iterate(DataSource& data) {
   Matrix Z;
   Vector y;
   if (!next_batch(data, Z, y)) {
-    finish(Status::max_iterations,
-           "the data are exhausted after " + std::to_string(reader_.passes_started()) + " pass(es) (passes = " +
-               std::to_string(reader_.passes_allowed()) + ")");
+    finish(Status::max_iterations, reader_.exhausted_message(data, iteration()));
     return -1.0;
   }
   const Vector r = predict(Z, model_z()) - y;
@@ -147,21 +151,8 @@ double AlternatingEstimator::iterate(DataSource& data) {
       best_iteration_ = iteration();
     }
   }
-  if (!std::isfinite(residual_rms) || residual_rms > kDivergenceFactor * (rms(y) + 1e-300)) {
-    std::string kept = "; the estimate is the one before this iteration";
-    if (std::isfinite(best_fit_)) {
-      U_ = best_U_;
-      V_ = best_V_;
-      w_ = best_w_;
-      bias_ = best_bias_;
-      summary_.fit = best_fit_;
-      kept = "; the estimate returned is the best seen on fresh data (after iteration " +
-             std::to_string(best_iteration_) + ", relative residual " + format(best_fit_) + ")";
-    }
-    finish(Status::diverged, "residual RMS " + format(residual_rms) + " exceeds " + format(kDivergenceFactor) +
-                                 " × RMS(y) at iteration " + std::to_string(iteration() + 1) + kept);
+  if (end_if_diverged(residual_rms, rms(y), options_.divergence_factor, iteration() + 1, [this] { return restore_best(); }))
     return -1.0;
-  }
 
   const Matrix U_prev = U_;
   const Matrix V_prev = V_;

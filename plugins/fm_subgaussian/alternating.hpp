@@ -34,9 +34,11 @@ class AlternatingEstimator : public IterativeEstimator {
   /// Unstandardised features, a small batch, or a step too long for the data.
   std::string stall_hint() const final;
 
-  /// Called once with the standardised first batch (d × n). Returns "" or why the estimator cannot
-  /// run (it then ends with status `failed` and that message).
+  /// Called once with the (standardised, if asked) first batch (d × n). Returns "" or why the
+  /// estimator cannot run (it then ends with status `failed` and that message).
   virtual std::string prepare(const Matrix& Z) = 0;
+  /// Whether the start needs a batch of its own after the first (true when the first estimated moments).
+  virtual bool separate_initialisation_batch() const = 0;
   /// 𝓜(r) Y for the standardised batch Z (d × n), residuals r (n) and a thin Y (d × k).
   virtual Matrix correction_times(const Matrix& Z, const Vector& r, const Matrix& Y) const = 0;
   /// 𝓦(r), the first-order correction (size d).
@@ -49,13 +51,12 @@ class AlternatingEstimator : public IterativeEstimator {
   AlternatingOptions options_;
 
  private:
-  /// A residual RMS above this multiple of RMS(y) is divergence (fixed: not a declared parameter).
-  static constexpr double kDivergenceFactor = 1e6;
-
   /// The model in standardised coordinates.
   LowRankModel model_z() const;
   /// The next batch in standardised coordinates, or false when the data are exhausted.
   bool next_batch(DataSource& data, Matrix& Z, Vector& y);
+  /// Puts the best estimate seen on fresh data back (after divergence); says which it is.
+  std::string restore_best();
 
   BatchReader reader_;
   Batch last_batch_;  ///< the batch of the last fit, handed to record_fresh_fit for the noise floor
@@ -87,6 +88,7 @@ class MomentEliminationEstimator final : public AlternatingEstimator {
 
  protected:
   std::string prepare(const Matrix& Z) override;
+  bool separate_initialisation_batch() const override { return true; }
   Matrix correction_times(const Matrix& Z, const Vector& r, const Matrix& Y) const override;
   Vector first_order_correction(const Matrix& Z, const Vector& r) const override;
   bool zero_diagonal() const override { return false; }
@@ -106,6 +108,8 @@ class ImprovedFmEstimator final : public AlternatingEstimator {
 
  protected:
   std::string prepare(const Matrix&) override { return ""; }
+  /// No moments to estimate: the first batch is the initialisation batch.
+  bool separate_initialisation_batch() const override { return false; }
   Matrix correction_times(const Matrix& Z, const Vector& r, const Matrix& Y) const override;
   Vector first_order_correction(const Matrix& Z, const Vector& r) const override;
   bool zero_diagonal() const override { return true; }

@@ -1,5 +1,7 @@
 #include "fm_options.hpp"
 
+#include "rankone/interfaces/estimator.hpp"
+
 namespace rankone::fm_subgaussian {
 
 // ---- AlternatingOptions ----
@@ -7,7 +9,10 @@ namespace rankone::fm_subgaussian {
 Schema AlternatingOptions::schema() {
   Schema s;
   s.integer("rank", 2, "rank k of Ū V'").at_least(1);
-  s.integer("batch_size", 10000, "instances n per iteration (and in each of the two initial batches)").at_least(2);
+  s.integer("batch_size", 10000,
+            "instances n per iteration and per initial batch (fm_moment_elimination: a moments batch and a start "
+            "batch; ifm: one start batch); a shorter last batch of a finite source is not used")
+      .at_least(2);
   s.integer("max_iterations", 100, "iteration budget T").at_least(1);
   s.number("tolerance", 1e-9, "stop when (‖Δw‖ + ‖Δ(ŪV')‖_F)/(‖w‖ + ‖ŪV'‖_F) falls below this").at_least(0.0);
   s.integer("passes", 1, "passes allowed over a finite source (1: every instance is used once; more re-uses it)")
@@ -18,6 +23,7 @@ Schema AlternatingOptions::schema() {
   s.boolean("intercept", false, "fit a bias b (least squares on each batch after the w, M update)");
   s.number("step_size", 1.0, "step eta of the w and M updates (1: the paper's update; below 1 damps the "
                              "iteration on data far from the sub-gaussian moment model)").above(0.0).at_most(1.0);
+  IterativeEstimator::declare_divergence_factor(s);  // shared with gfm_one_pass
   return s;
 }
 
@@ -31,12 +37,13 @@ AlternatingOptions::AlternatingOptions(const Params& p)
       passes(p.integer("passes")),
       standardize(p.boolean("standardize")),
       intercept(p.boolean("intercept") || standardize),
-      step_size(p.number("step_size")) {}
+      step_size(p.number("step_size")),
+      divergence_factor(p.number("divergence_factor")) {}
 
 Json AlternatingOptions::to_json() const {
   return Json{{"rank", rank},         {"batch_size", batch_size},   {"max_iterations", max_iterations},
               {"tolerance", tolerance}, {"passes", passes},         {"standardize", standardize},
-              {"intercept", intercept}, {"step_size", step_size}};
+              {"intercept", intercept}, {"step_size", step_size}, {"divergence_factor", divergence_factor}};
 }
 
 // ---- ConventionalFmOptions ----

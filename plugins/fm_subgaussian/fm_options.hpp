@@ -21,6 +21,7 @@ struct AlternatingOptions {
   /// Step η of the moment updates (1: the paper's update). Below 1 it damps the iteration for data
   /// whose moments are far from the sub-gaussian model (the unit step then overshoots).
   double step_size;
+  double divergence_factor;  ///< the shared divergence rule (IterativeEstimator::end_if_diverged)
 
   static Schema schema();
   AlternatingOptions();  ///< the schema's defaults

@@ -136,3 +136,21 @@ TEST_CASE("completion options: online, and offline with each estimator's default
   bad.init = "warm";  // not a choice
   CHECK(refusal(bad).find("/init") != std::string::npos);
 }
+
+TEST_CASE("divergence_factor: one declaration for the estimators that read fresh batches", "[options]") {
+  // gfm_one_pass, fm_moment_elimination and ifm declare it through IterativeEstimator::
+  // declare_divergence_factor: same spec, same default, same meaning (docs/plugins/*.md, "Departures").
+  const ParamSpec* reference = test::registry().get("gfm_one_pass", Kind::estimator).schema.find("divergence_factor");
+  REQUIRE(reference != nullptr);
+  CHECK(reference->to_json()["default"] == IterativeEstimator::kDefaultDivergenceFactor);
+  for (const char* name : {"fm_moment_elimination", "ifm"}) {
+    INFO(name);
+    const ParamSpec* spec = test::registry().get(name, Kind::estimator).schema.find("divergence_factor");
+    REQUIRE(spec != nullptr);
+    CHECK(spec->to_json() == reference->to_json());
+  }
+  fm_subgaussian::AlternatingOptions alternating;
+  CHECK(alternating.divergence_factor == IterativeEstimator::kDefaultDivergenceFactor);
+  alternating.divergence_factor = 1.0;  // must exceed 1
+  CHECK(refusal(alternating).find("/divergence_factor") != std::string::npos);
+}
