@@ -53,8 +53,8 @@ void AlternatingEstimator::start(DataSource& data, Rng& rng) {
     return finish(Status::failed, "rank " + std::to_string(options_.rank) + " exceeds the dimension " + std::to_string(d));
   first_order_ = data.sensing_operator().has_first_order();
 
-  // First batch: the feature scaling and whatever the estimator estimates once (fm_moment_elimination:
-  // κ, φ, τ).
+  // First batch: the standardisation check, the feature scaling and whatever the estimator estimates
+  // once (fm_moment_elimination: κ, φ, τ).
   Batch first = reader_.next(data, options_.batch_size);
   if (first.instances() == 0)
     return finish(Status::failed, "the data ran out before the first batch of " + std::to_string(options_.batch_size) +
@@ -65,7 +65,12 @@ void AlternatingEstimator::start(DataSource& data, Rng& rng) {
   d_ = d;
   min_variance_ = raw.scale.array().square().minCoeff();
   max_variance_ = raw.scale.array().square().maxCoeff();
-  max_abs_mean_ = raw.mean.cwiseAbs().maxCoeff();
+  mean_norm_sq_ = raw.mean.squaredNorm();
+  if (!options_.standardize && options_.require_standardized) {
+    // The moment updates assume E x x' = I; far from it they stall or diverge.
+    if (const std::string why = StandardisationCheck::refusal(X0); !why.empty())
+      return finish(Status::failed, name() + ": " + why + ", or require_standardized: false to run anyway");
+  }
   scaling_ = options_.standardize ? raw : FeatureScaling::identity(d);
   Matrix Z = scaling_.apply(X0);
   if (const std::string why = prepare(Z); !why.empty()) return finish(Status::failed, why);
@@ -176,11 +181,13 @@ double AlternatingEstimator::iterate(DataSource& data) {
 
 std::string AlternatingEstimator::stall_hint() const {
   std::vector<std::string> hints;
-  // The moment updates assume standardised coordinates; a variance off by 2× moved the measured runs
-  // from 1e-15 to a stall or divergence (docs/plugins/fm_moment_elimination.md).
-  if (!options_.standardize && (min_variance_ < 0.5 || max_variance_ > 2.0 || max_abs_mean_ > 0.5))
+  // The band of the standardisation check, on the point estimates: the check refuses only what is
+  // outside it by more than three standard errors.
+  using Check = StandardisationCheck;
+  if (!options_.standardize && (min_variance_ < Check::kLowSecondMoment || max_variance_ > Check::kHighSecondMoment ||
+                                mean_norm_sq_ > Check::kHighSecondMoment - 1.0))
     hints.push_back("features are not standardised (column variances from " + format(min_variance_) + " to " +
-                    format(max_variance_) + ", largest |mean| " + format(max_abs_mean_) + "; set standardize)");
+                    format(max_variance_) + ", |mean|^2 " + format(mean_norm_sq_) + "; set standardize)");
   // Measured sample complexity (docs/fm_subgaussian_sample_complexity.md): every run with n ≥ 10·k·d succeeded.
   if (static_cast<double>(options_.batch_size) < 10.0 * static_cast<double>(options_.rank * d_))
     hints.push_back("batch of " + std::to_string(options_.batch_size) + " rows may be small for d = " +

@@ -74,7 +74,7 @@ class AlternatingEstimator : public IterativeEstimator {
   double best_fit_ = std::numeric_limits<double>::infinity();
   int best_iteration_ = 0;
   // Raw feature moments of the first batch, for the hint: the moment updates assume mean 0, variance 1.
-  double min_variance_ = 1.0, max_variance_ = 1.0, max_abs_mean_ = 0.0;
+  double min_variance_ = 1.0, max_variance_ = 1.0, mean_norm_sq_ = 0.0;
   Index d_ = 0;
 };
 

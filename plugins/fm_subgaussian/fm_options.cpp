@@ -20,6 +20,10 @@ Schema AlternatingOptions::schema() {
   s.boolean("standardize", false,
             "learn on per-feature standardised x (mean and std of the first batch); the model is reported in raw "
             "coordinates. Implies intercept");
+  s.boolean("require_standardized", true,
+            "without standardize, stop with status failed when the first batch's features are far from E x x' = I "
+            "(a mean of x_j^2 outside [0.8, 1.25], or |mean|^2 above 0.25, by more than 3 standard errors); false: "
+            "run anyway, e.g. to study unstandardised designs");
   s.boolean("intercept", false, "fit a bias b (least squares on each batch after the w, M update)");
   s.number("step_size", 1.0, "step eta of the w and M updates (1: the paper's update; below 1 damps the "
                              "iteration on data far from the sub-gaussian moment model)").above(0.0).at_most(1.0);
@@ -36,6 +40,7 @@ AlternatingOptions::AlternatingOptions(const Params& p)
       tolerance(p.number("tolerance")),
       passes(p.integer("passes")),
       standardize(p.boolean("standardize")),
+      require_standardized(p.boolean("require_standardized")),
       intercept(p.boolean("intercept") || standardize),
       step_size(p.number("step_size")),
       divergence_factor(p.number("divergence_factor")) {}
@@ -43,7 +48,8 @@ AlternatingOptions::AlternatingOptions(const Params& p)
 Json AlternatingOptions::to_json() const {
   return Json{{"rank", rank},         {"batch_size", batch_size},   {"max_iterations", max_iterations},
               {"tolerance", tolerance}, {"passes", passes},         {"standardize", standardize},
-              {"intercept", intercept}, {"step_size", step_size}, {"divergence_factor", divergence_factor}};
+              {"require_standardized", require_standardized},       {"intercept", intercept},
+              {"step_size", step_size}, {"divergence_factor", divergence_factor}};
 }
 
 // ---- ConventionalFmOptions ----

@@ -17,6 +17,8 @@ struct AlternatingOptions {
   double tolerance;
   Index passes;
   bool standardize;
+  /// Without standardize, refuse features far from E x x' = I (StandardisationCheck); false runs anyway.
+  bool require_standardized;
   bool intercept;  ///< also true when standardize is (centring creates an intercept)
   /// Step η of the moment updates (1: the paper's update). Below 1 it damps the iteration for data
   /// whose moments are far from the sub-gaussian model (the unit step then overshoots).
