@@ -202,17 +202,38 @@ std::string AlternatingEstimator::stall_hint() const {
 
 // ---- fm_moment_elimination ----
 
-MomentEliminationEstimator::MomentEliminationEstimator(AlternatingOptions options, double tau_threshold)
-    : AlternatingEstimator(std::move(options)), tau_threshold_(tau_threshold) {}
+MomentEliminationEstimator::MomentEliminationEstimator(const MomentEliminationOptions& options)
+    : AlternatingEstimator(options), tau_threshold_(options.tau_threshold), tau_confidence_(options.tau_confidence) {}
 
 std::string MomentEliminationEstimator::prepare(const Matrix& Z) {
+  // τ is a property of the standardised law: tau_bound standardises each coordinate by the batch's
+  // own mean and std, so a two-point law gives exactly 0 whatever its p and the scaling of Z.
+  const TauBound bound = tau_bound(Z, tau_confidence_);
+  Index j_tau = 0, j_lower = 0;
+  const double tau = bound.tau(&j_tau);
+  const double lower = bound.lower_bound(&j_lower);
+  const std::string level = format(100.0 * tau_confidence_) + "%";
+  if (tau_threshold_ > 0.0 && !(lower >= tau_threshold_)) {  // 0: no test (the bound may be below 0)
+    return "estimated tau-MIP constant tau = min_j (phi_j - 1 - kappa_j^2) = " + format(tau) + " (coordinate " +
+           std::to_string(j_tau) + ", from " + std::to_string(Z.cols()) + " instances); its " + level +
+           " lower confidence bound = " + format(lower) + " (coordinate " + std::to_string(j_lower) + ": estimate " +
+           format(bound.estimate(j_lower)) + ", standard error " + format(bound.std_error(j_lower)) + ", z = " +
+           format(bound.z) + "; the larger of estimate - z * standard error and that bound for the 0.999-truncated "
+           "mean) is below tau_threshold = " + format(tau_threshold_) +
+           ": the data do not show that the diagonal of M* can be told apart from w* (Proposition 1). Use ifm "
+           "(zero-diagonal model); if the features are continuous, a larger batch_size shrinks the standard error "
+           "(as 1/sqrt(batch_size))";
+  }
   const CoordinateMoments moments = estimate_moments(Z);
-  const double tau = moments.tau();
-  if (!(tau >= tau_threshold_)) {
-    return "estimated tau-MIP constant tau = min_j |phi_j - 1 - kappa_j^2| = " + format(tau) + " (coordinate " +
-           std::to_string(moments.tau_coordinate()) + ", from " + std::to_string(Z.cols()) +
-           " instances) is below tau_threshold = " + format(tau_threshold_) +
-           ": the diagonal of M* cannot be told apart from w* (Proposition 1); use ifm (zero-diagonal model)";
+  // Without standardize the coefficients come from the moments of the features as given, whose
+  // det B_j = phi_j - 1 - kappa_j^2 can be near 0 although tau is not: G and H divide by it.
+  Index j_det = 0;
+  const double det = (moments.phi.array() - 1.0 - moments.kappa.array().square()).abs().minCoeff(&j_det);
+  if (!(det >= tau_threshold_)) {
+    return "the moment matrices B_j of the features as given are near-singular: min_j |phi_j - 1 - kappa_j^2| = " +
+           format(det) + " (coordinate " + std::to_string(j_det) + ", moments about 0 of the unstandardised values) is "
+           "below tau_threshold = " + format(tau_threshold_) + ", although the standardised estimate of tau is " +
+           format(tau) + ": set standardize";
   }
   coefficients_ = elimination_coefficients(moments);
   return "";

@@ -84,7 +84,7 @@ class AlternatingEstimator : public IterativeEstimator {
 /// P0 = mean(r), P1 = X r/n, P2 = (X∘X) r/n − P0, and G, H from κ, φ of the first batch.
 class MomentEliminationEstimator final : public AlternatingEstimator {
  public:
-  MomentEliminationEstimator(AlternatingOptions options, double tau_threshold);
+  explicit MomentEliminationEstimator(const MomentEliminationOptions& options);
 
  protected:
   std::string prepare(const Matrix& Z) override;
@@ -96,6 +96,7 @@ class MomentEliminationEstimator final : public AlternatingEstimator {
 
  private:
   double tau_threshold_;
+  double tau_confidence_;
   EliminationCoefficients coefficients_;
 };
 

@@ -52,6 +52,34 @@ Json AlternatingOptions::to_json() const {
               {"step_size", step_size}, {"divergence_factor", divergence_factor}};
 }
 
+// ---- MomentEliminationOptions ----
+
+Schema MomentEliminationOptions::schema() {
+  Schema s = AlternatingOptions::schema();
+  s.number("tau_threshold", 0.1,
+           "stop with status failed unless the lower confidence bound of the tau-MIP constant "
+           "tau = min_j (phi_j - 1 - kappa_j^2), estimated on the first batch, is at least this (0: no test)")
+      .at_least(0.0);
+  s.number("tau_confidence", 0.99,
+           "confidence level of that lower bound (a delta-method bound per coordinate, minimum over the "
+           "coordinates; docs/plugins/fm_moment_elimination.md)")
+      .at_least(0.5)
+      .below(1.0);
+  return s;
+}
+
+MomentEliminationOptions::MomentEliminationOptions() : MomentEliminationOptions(Params(schema().defaults())) {}
+
+MomentEliminationOptions::MomentEliminationOptions(const Params& p)
+    : AlternatingOptions(p), tau_threshold(p.number("tau_threshold")), tau_confidence(p.number("tau_confidence")) {}
+
+Json MomentEliminationOptions::to_json() const {
+  Json j = AlternatingOptions::to_json();
+  j["tau_threshold"] = tau_threshold;
+  j["tau_confidence"] = tau_confidence;
+  return j;
+}
+
 // ---- ConventionalFmOptions ----
 
 Schema ConventionalFmOptions::schema() {

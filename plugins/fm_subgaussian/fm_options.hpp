@@ -32,6 +32,19 @@ struct AlternatingOptions {
   bool is_valid(std::string* error = nullptr) const { return schema().is_valid(to_json(), error); }
 };
 
+/// Settings of `fm_moment_elimination`: the alternating ones and its τ-MIP test
+/// (docs/plugins/fm_moment_elimination.md, "The τ test").
+struct MomentEliminationOptions : AlternatingOptions {
+  double tau_threshold;   ///< the smallest τ the estimator runs on
+  double tau_confidence;  ///< confidence level of the lower bound on τ that must clear tau_threshold
+
+  static Schema schema();
+  MomentEliminationOptions();  ///< the schema's defaults
+  explicit MomentEliminationOptions(const Params& p);
+  Json to_json() const;
+  bool is_valid(std::string* error = nullptr) const { return schema().is_valid(to_json(), error); }
+};
+
 /// Settings of `fm` (docs/plugins/fm.md).
 struct ConventionalFmOptions {
   enum class Solver { sgd, als };

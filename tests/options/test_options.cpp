@@ -26,7 +26,7 @@ void check_registered(const std::string& name, const Schema& options) {
   }
   for (const ParamSpec& spec : reg.schema.params()) {
     INFO(name << " declares " << spec.name);
-    CHECK((options.find(spec.name) != nullptr || spec.name.rfind("stall_", 0) == 0 || spec.name == "tau_threshold"));
+    CHECK((options.find(spec.name) != nullptr || spec.name.rfind("stall_", 0) == 0));
   }
 }
 
@@ -76,9 +76,10 @@ TEST_CASE("gfm_one_pass options: defaults from the schema, is_valid, round trip"
 TEST_CASE("fm_subgaussian options: alternating, fm and ridge", "[options]") {
   using namespace fm_subgaussian;
   check_defaults<AlternatingOptions>(AlternatingOptions::schema());
+  check_defaults<MomentEliminationOptions>(MomentEliminationOptions::schema());
   check_defaults<ConventionalFmOptions>(ConventionalFmOptions::schema());
   check_defaults<RidgeOptions>(RidgeOptions::schema());
-  check_registered("fm_moment_elimination", AlternatingOptions::schema());
+  check_registered("fm_moment_elimination", MomentEliminationOptions::schema());
   check_registered("ifm", AlternatingOptions::schema());
   check_registered("fm", ConventionalFmOptions::schema());
   check_registered("ridge", RidgeOptions::schema());
@@ -86,6 +87,14 @@ TEST_CASE("fm_subgaussian options: alternating, fm and ridge", "[options]") {
   AlternatingOptions alternating;
   alternating.step_size = 1.5;  // in (0, 1]
   CHECK(refusal(alternating).find("/step_size") != std::string::npos);
+
+  MomentEliminationOptions moments;
+  CHECK(moments.tau_threshold == 0.1);
+  CHECK(moments.tau_confidence == 0.99);
+  moments.tau_confidence = 1.0;  // a bound at confidence 1 is −∞
+  CHECK(refusal(moments).find("/tau_confidence") != std::string::npos);
+  moments.tau_confidence = 0.3;  // below 1/2 a "confidence" bound is more likely wrong than right
+  CHECK(refusal(moments).find("/tau_confidence") != std::string::npos);
 
   ConventionalFmOptions fm;
   CHECK(fm.solver == ConventionalFmOptions::Solver::sgd);
