@@ -99,6 +99,24 @@ void IterativeEstimator::declare_stall_fit(Schema& schema) {
       .at_least(0.0);
 }
 
+void IterativeEstimator::declare_divergence_factor(Schema& schema) {
+  schema
+      .number("divergence_factor", kDefaultDivergenceFactor,
+              "diverged when the residual RMS on a fresh batch exceeds this multiple of the RMS of that batch's "
+              "responses (a relative residual above it); the best estimate seen on fresh data is returned")
+      .above(1.0);
+}
+
+bool IterativeEstimator::end_if_diverged(double residual_rms, double response_rms, double divergence_factor,
+                                         int iteration, const std::function<std::string()>& restore) {
+  if (std::isfinite(residual_rms) && !(residual_rms > divergence_factor * response_rms)) return false;
+  const std::string kept = restore();
+  finish(Status::diverged, "residual RMS " + short_number(residual_rms) + " on the fresh batch of iteration " +
+                               std::to_string(iteration) + " exceeds divergence_factor × the batch's response RMS (" +
+                               short_number(divergence_factor) + " × " + short_number(response_rms) + ")" + kept);
+  return true;
+}
+
 void IterativeEstimator::configure_stall(const Params& params) {
   set_stall_fit(params.number("stall_fit"));
   set_stall_floor_rule(params.number("stall_ratio"), params.number("stall_margin"));

@@ -36,17 +36,7 @@ AlternatingEstimator::~AlternatingEstimator() = default;
 
 bool AlternatingEstimator::next_batch(DataSource& data, Matrix& Z, Vector& y) {
   Batch batch = reader_.next(data, options_.batch_size);
-  // A short batch at the very end of the data is still a usable estimate of the moments; a
-  // sliver is not.
-  if (batch.instances() < std::max<Index>(1, options_.batch_size / 2)) {
-    if (batch.instances() > 0)
-      summary_.notes.push_back(name() + ": the last " + std::to_string(batch.instances()) +
-                               " instances were not used (under half a batch of " + std::to_string(options_.batch_size) + ")");
-    return false;
-  }
-  if (batch.instances() < options_.batch_size)
-    summary_.notes.push_back(name() + ": the last batch had " + std::to_string(batch.instances()) + " of " +
-                             std::to_string(options_.batch_size) + " instances (used: at least half a batch)");
+  if (batch.instances() == 0) return false;  // the shared rule: a short last batch is not used (BatchReader)
   Z = scaling_.apply(feature_matrix(batch));
   y = batch.y;
   last_batch_ = std::move(batch);  // kept for the noise floor (see iterate)
@@ -63,25 +53,34 @@ void AlternatingEstimator::start(DataSource& data, Rng& rng) {
     return finish(Status::failed, "rank " + std::to_string(options_.rank) + " exceeds the dimension " + std::to_string(d));
   first_order_ = data.sensing_operator().has_first_order();
 
-  // First batch: feature scaling and whatever the estimator estimates once (κ, φ, τ).
-  const Batch first = reader_.next(data, options_.batch_size);
-  if (first.instances() == 0) return finish(Status::failed, "the data source returned an empty first batch");
+  // First batch: the standardisation check, the feature scaling and whatever the estimator estimates
+  // once (fm_moment_elimination: κ, φ, τ).
+  Batch first = reader_.next(data, options_.batch_size);
+  if (first.instances() == 0)
+    return finish(Status::failed, "the data ran out before the first batch of " + std::to_string(options_.batch_size) +
+                                      " instances (" + reader_.exhausted_message(data, 0) +
+                                      "; lower batch_size, or set passes > 1 to re-use a finite set)");
   const Matrix X0 = feature_matrix(first);
-  {
-    const FeatureScaling raw = FeatureScaling::estimate(X0);  // population mean and std per feature
-    d_ = d;
-    min_variance_ = raw.scale.array().square().minCoeff();
-    max_variance_ = raw.scale.array().square().maxCoeff();
-    max_abs_mean_ = raw.mean.cwiseAbs().maxCoeff();
+  const FeatureScaling raw = FeatureScaling::estimate(X0);  // population mean and std per feature
+  d_ = d;
+  min_variance_ = raw.scale.array().square().minCoeff();
+  max_variance_ = raw.scale.array().square().maxCoeff();
+  mean_norm_sq_ = raw.mean.squaredNorm();
+  if (!options_.standardize && options_.require_standardized) {
+    // The moment updates assume E x x' = I; far from it they stall or diverge.
+    if (const std::string why = StandardisationCheck::refusal(X0); !why.empty())
+      return finish(Status::failed, name() + ": " + why + ", or require_standardized: false to run anyway");
   }
-  scaling_ = options_.standardize ? FeatureScaling::estimate(X0) : FeatureScaling::identity(d);
-  if (const std::string why = prepare(scaling_.apply(X0)); !why.empty()) return finish(Status::failed, why);
+  scaling_ = options_.standardize ? raw : FeatureScaling::identity(d);
+  Matrix Z = scaling_.apply(X0);
+  if (const std::string why = prepare(Z); !why.empty()) return finish(Status::failed, why);
 
-  // Second batch: Ū⁽⁰⁾ = top-k eigenvectors (by |eigenvalue|) of 𝓜(−y) ≈ M*, V = 0, w = 0.
-  Matrix Z;
-  Vector y;
-  if (!next_batch(data, Z, y))
-    return finish(Status::failed, "the data ran out before the initialisation batch (set passes > 1 to re-use a finite set)");
+  // Ū⁽⁰⁾ = top-k eigenvectors (by |eigenvalue|) of 𝓜(−y) ≈ M*, V = 0, w = 0: on a batch of its own
+  // when the first one estimated moments (Algorithm 1, line 3), else on the first batch.
+  Vector y = std::move(first.y);
+  if (separate_initialisation_batch() && !next_batch(data, Z, y))
+    return finish(Status::failed, "the data ran out before the initialisation batch (" +
+                                      reader_.exhausted_message(data, 0) + "; set passes > 1 to re-use a finite set)");
   const Vector r = -y;
   const LinearMap apply = [&](const Matrix& Y) -> Matrix { return correction_times(Z, r, Y); };
   const EigenResult eig = top_k_symmetric(apply, d, options_.rank, rng);
@@ -119,16 +118,26 @@ Estimate AlternatingEstimator::estimate() const {
 Summary AlternatingEstimator::summary() const {
   Summary s = summary_;
   if (data_) s.message += reader_.reuse_note(*data_);
+  if (const std::string note = reader_.dropped_note(name(), options_.batch_size); !note.empty()) s.notes.push_back(note);
   return s;
+}
+
+std::string AlternatingEstimator::restore_best() {
+  if (!std::isfinite(best_fit_)) return "; the estimate is the one before this iteration";
+  U_ = best_U_;
+  V_ = best_V_;
+  w_ = best_w_;
+  bias_ = best_bias_;
+  summary_.fit = best_fit_;
+  return "; the estimate returned is the best seen on fresh data (after iteration " + std::to_string(best_iteration_) +
+         ", relative residual " + format(best_fit_) + ")";
 }
 
 double AlternatingEstimator::iterate(DataSource& data) {
   Matrix Z;
   Vector y;
   if (!next_batch(data, Z, y)) {
-    finish(Status::max_iterations,
-           "the data are exhausted after " + std::to_string(reader_.passes_started()) + " pass(es) (passes = " +
-               std::to_string(reader_.passes_allowed()) + ")");
+    finish(Status::max_iterations, reader_.exhausted_message(data, iteration()));
     return -1.0;
   }
   const Vector r = predict(Z, model_z()) - y;
@@ -147,21 +156,8 @@ double AlternatingEstimator::iterate(DataSource& data) {
       best_iteration_ = iteration();
     }
   }
-  if (!std::isfinite(residual_rms) || residual_rms > kDivergenceFactor * (rms(y) + 1e-300)) {
-    std::string kept = "; the estimate is the one before this iteration";
-    if (std::isfinite(best_fit_)) {
-      U_ = best_U_;
-      V_ = best_V_;
-      w_ = best_w_;
-      bias_ = best_bias_;
-      summary_.fit = best_fit_;
-      kept = "; the estimate returned is the best seen on fresh data (after iteration " +
-             std::to_string(best_iteration_) + ", relative residual " + format(best_fit_) + ")";
-    }
-    finish(Status::diverged, "residual RMS " + format(residual_rms) + " exceeds " + format(kDivergenceFactor) +
-                                 " × RMS(y) at iteration " + std::to_string(iteration() + 1) + kept);
+  if (end_if_diverged(residual_rms, rms(y), options_.divergence_factor, iteration() + 1, [this] { return restore_best(); }))
     return -1.0;
-  }
 
   const Matrix U_prev = U_;
   const Matrix V_prev = V_;
@@ -185,11 +181,13 @@ double AlternatingEstimator::iterate(DataSource& data) {
 
 std::string AlternatingEstimator::stall_hint() const {
   std::vector<std::string> hints;
-  // The moment updates assume standardised coordinates; a variance off by 2× moved the measured runs
-  // from 1e-15 to a stall or divergence (docs/plugins/fm_moment_elimination.md).
-  if (!options_.standardize && (min_variance_ < 0.5 || max_variance_ > 2.0 || max_abs_mean_ > 0.5))
+  // The band of the standardisation check, on the point estimates: the check refuses only what is
+  // outside it by more than three standard errors.
+  using Check = StandardisationCheck;
+  if (!options_.standardize && (min_variance_ < Check::kLowSecondMoment || max_variance_ > Check::kHighSecondMoment ||
+                                mean_norm_sq_ > Check::kHighSecondMoment - 1.0))
     hints.push_back("features are not standardised (column variances from " + format(min_variance_) + " to " +
-                    format(max_variance_) + ", largest |mean| " + format(max_abs_mean_) + "; set standardize)");
+                    format(max_variance_) + ", |mean|^2 " + format(mean_norm_sq_) + "; set standardize)");
   // Measured sample complexity (docs/fm_subgaussian_sample_complexity.md): every run with n ≥ 10·k·d succeeded.
   if (static_cast<double>(options_.batch_size) < 10.0 * static_cast<double>(options_.rank * d_))
     hints.push_back("batch of " + std::to_string(options_.batch_size) + " rows may be small for d = " +
@@ -204,17 +202,38 @@ std::string AlternatingEstimator::stall_hint() const {
 
 // ---- fm_moment_elimination ----
 
-MomentEliminationEstimator::MomentEliminationEstimator(AlternatingOptions options, double tau_threshold)
-    : AlternatingEstimator(std::move(options)), tau_threshold_(tau_threshold) {}
+MomentEliminationEstimator::MomentEliminationEstimator(const MomentEliminationOptions& options)
+    : AlternatingEstimator(options), tau_threshold_(options.tau_threshold), tau_confidence_(options.tau_confidence) {}
 
 std::string MomentEliminationEstimator::prepare(const Matrix& Z) {
+  // τ is a property of the standardised law: tau_bound standardises each coordinate by the batch's
+  // own mean and std, so a two-point law gives exactly 0 whatever its p and the scaling of Z.
+  const TauBound bound = tau_bound(Z, tau_confidence_);
+  Index j_tau = 0, j_lower = 0;
+  const double tau = bound.tau(&j_tau);
+  const double lower = bound.lower_bound(&j_lower);
+  const std::string level = format(100.0 * tau_confidence_) + "%";
+  if (tau_threshold_ > 0.0 && !(lower >= tau_threshold_)) {  // 0: no test (the bound may be below 0)
+    return "estimated tau-MIP constant tau = min_j (phi_j - 1 - kappa_j^2) = " + format(tau) + " (coordinate " +
+           std::to_string(j_tau) + ", from " + std::to_string(Z.cols()) + " instances); its " + level +
+           " lower confidence bound = " + format(lower) + " (coordinate " + std::to_string(j_lower) + ": estimate " +
+           format(bound.estimate(j_lower)) + ", standard error " + format(bound.std_error(j_lower)) + ", z = " +
+           format(bound.z) + "; the larger of estimate - z * standard error and that bound for the 0.999-truncated "
+           "mean) is below tau_threshold = " + format(tau_threshold_) +
+           ": the data do not show that the diagonal of M* can be told apart from w* (Proposition 1). Use ifm "
+           "(zero-diagonal model); if the features are continuous, a larger batch_size shrinks the standard error "
+           "(as 1/sqrt(batch_size))";
+  }
   const CoordinateMoments moments = estimate_moments(Z);
-  const double tau = moments.tau();
-  if (!(tau >= tau_threshold_)) {
-    return "estimated tau-MIP constant tau = min_j |phi_j - 1 - kappa_j^2| = " + format(tau) + " (coordinate " +
-           std::to_string(moments.tau_coordinate()) + ", from " + std::to_string(Z.cols()) +
-           " instances) is below tau_threshold = " + format(tau_threshold_) +
-           ": the diagonal of M* cannot be told apart from w* (Proposition 1); use ifm (zero-diagonal model)";
+  // Without standardize the coefficients come from the moments of the features as given, whose
+  // det B_j = phi_j - 1 - kappa_j^2 can be near 0 although tau is not: G and H divide by it.
+  Index j_det = 0;
+  const double det = (moments.phi.array() - 1.0 - moments.kappa.array().square()).abs().minCoeff(&j_det);
+  if (!(det >= tau_threshold_)) {
+    return "the moment matrices B_j of the features as given are near-singular: min_j |phi_j - 1 - kappa_j^2| = " +
+           format(det) + " (coordinate " + std::to_string(j_det) + ", moments about 0 of the unstandardised values) is "
+           "below tau_threshold = " + format(tau_threshold_) + ", although the standardised estimate of tau is " +
+           format(tau) + ": set standardize";
   }
   coefficients_ = elimination_coefficients(moments);
   return "";

@@ -34,9 +34,11 @@ class AlternatingEstimator : public IterativeEstimator {
   /// Unstandardised features, a small batch, or a step too long for the data.
   std::string stall_hint() const final;
 
-  /// Called once with the standardised first batch (d × n). Returns "" or why the estimator cannot
-  /// run (it then ends with status `failed` and that message).
+  /// Called once with the (standardised, if asked) first batch (d × n). Returns "" or why the
+  /// estimator cannot run (it then ends with status `failed` and that message).
   virtual std::string prepare(const Matrix& Z) = 0;
+  /// Whether the start needs a batch of its own after the first (true when the first estimated moments).
+  virtual bool separate_initialisation_batch() const = 0;
   /// 𝓜(r) Y for the standardised batch Z (d × n), residuals r (n) and a thin Y (d × k).
   virtual Matrix correction_times(const Matrix& Z, const Vector& r, const Matrix& Y) const = 0;
   /// 𝓦(r), the first-order correction (size d).
@@ -49,13 +51,12 @@ class AlternatingEstimator : public IterativeEstimator {
   AlternatingOptions options_;
 
  private:
-  /// A residual RMS above this multiple of RMS(y) is divergence (fixed: not a declared parameter).
-  static constexpr double kDivergenceFactor = 1e6;
-
   /// The model in standardised coordinates.
   LowRankModel model_z() const;
   /// The next batch in standardised coordinates, or false when the data are exhausted.
   bool next_batch(DataSource& data, Matrix& Z, Vector& y);
+  /// Puts the best estimate seen on fresh data back (after divergence); says which it is.
+  std::string restore_best();
 
   BatchReader reader_;
   Batch last_batch_;  ///< the batch of the last fit, handed to record_fresh_fit for the noise floor
@@ -73,7 +74,7 @@ class AlternatingEstimator : public IterativeEstimator {
   double best_fit_ = std::numeric_limits<double>::infinity();
   int best_iteration_ = 0;
   // Raw feature moments of the first batch, for the hint: the moment updates assume mean 0, variance 1.
-  double min_variance_ = 1.0, max_variance_ = 1.0, max_abs_mean_ = 0.0;
+  double min_variance_ = 1.0, max_variance_ = 1.0, mean_norm_sq_ = 0.0;
   Index d_ = 0;
 };
 
@@ -83,10 +84,11 @@ class AlternatingEstimator : public IterativeEstimator {
 /// P0 = mean(r), P1 = X r/n, P2 = (X∘X) r/n − P0, and G, H from κ, φ of the first batch.
 class MomentEliminationEstimator final : public AlternatingEstimator {
  public:
-  MomentEliminationEstimator(AlternatingOptions options, double tau_threshold);
+  explicit MomentEliminationEstimator(const MomentEliminationOptions& options);
 
  protected:
   std::string prepare(const Matrix& Z) override;
+  bool separate_initialisation_batch() const override { return true; }
   Matrix correction_times(const Matrix& Z, const Vector& r, const Matrix& Y) const override;
   Vector first_order_correction(const Matrix& Z, const Vector& r) const override;
   bool zero_diagonal() const override { return false; }
@@ -94,6 +96,7 @@ class MomentEliminationEstimator final : public AlternatingEstimator {
 
  private:
   double tau_threshold_;
+  double tau_confidence_;
   EliminationCoefficients coefficients_;
 };
 
@@ -106,6 +109,8 @@ class ImprovedFmEstimator final : public AlternatingEstimator {
 
  protected:
   std::string prepare(const Matrix&) override { return ""; }
+  /// No moments to estimate: the first batch is the initialisation batch.
+  bool separate_initialisation_batch() const override { return false; }
   Matrix correction_times(const Matrix& Z, const Vector& r, const Matrix& Y) const override;
   Vector first_order_correction(const Matrix& Z, const Vector& r) const override;
   bool zero_diagonal() const override { return true; }

@@ -1,5 +1,7 @@
 #include "fm_options.hpp"
 
+#include "rankone/interfaces/estimator.hpp"
+
 namespace rankone::fm_subgaussian {
 
 // ---- AlternatingOptions ----
@@ -7,7 +9,10 @@ namespace rankone::fm_subgaussian {
 Schema AlternatingOptions::schema() {
   Schema s;
   s.integer("rank", 2, "rank k of Ū V'").at_least(1);
-  s.integer("batch_size", 10000, "instances n per iteration (and in each of the two initial batches)").at_least(2);
+  s.integer("batch_size", 10000,
+            "instances n per iteration and per initial batch (fm_moment_elimination: a moments batch and a start "
+            "batch; ifm: one start batch); a shorter last batch of a finite source is not used")
+      .at_least(2);
   s.integer("max_iterations", 100, "iteration budget T").at_least(1);
   s.number("tolerance", 1e-9, "stop when (‖Δw‖ + ‖Δ(ŪV')‖_F)/(‖w‖ + ‖ŪV'‖_F) falls below this").at_least(0.0);
   s.integer("passes", 1, "passes allowed over a finite source (1: every instance is used once; more re-uses it)")
@@ -15,9 +20,14 @@ Schema AlternatingOptions::schema() {
   s.boolean("standardize", false,
             "learn on per-feature standardised x (mean and std of the first batch); the model is reported in raw "
             "coordinates. Implies intercept");
+  s.boolean("require_standardized", true,
+            "without standardize, stop with status failed when the first batch's features are far from E x x' = I "
+            "(a mean of x_j^2 outside [0.8, 1.25], or |mean|^2 above 0.25, by more than 3 standard errors); false: "
+            "run anyway, e.g. to study unstandardised designs");
   s.boolean("intercept", false, "fit a bias b (least squares on each batch after the w, M update)");
   s.number("step_size", 1.0, "step eta of the w and M updates (1: the paper's update; below 1 damps the "
                              "iteration on data far from the sub-gaussian moment model)").above(0.0).at_most(1.0);
+  IterativeEstimator::declare_divergence_factor(s);  // shared with gfm_one_pass
   return s;
 }
 
@@ -30,13 +40,44 @@ AlternatingOptions::AlternatingOptions(const Params& p)
       tolerance(p.number("tolerance")),
       passes(p.integer("passes")),
       standardize(p.boolean("standardize")),
+      require_standardized(p.boolean("require_standardized")),
       intercept(p.boolean("intercept") || standardize),
-      step_size(p.number("step_size")) {}
+      step_size(p.number("step_size")),
+      divergence_factor(p.number("divergence_factor")) {}
 
 Json AlternatingOptions::to_json() const {
   return Json{{"rank", rank},         {"batch_size", batch_size},   {"max_iterations", max_iterations},
               {"tolerance", tolerance}, {"passes", passes},         {"standardize", standardize},
-              {"intercept", intercept}, {"step_size", step_size}};
+              {"require_standardized", require_standardized},       {"intercept", intercept},
+              {"step_size", step_size}, {"divergence_factor", divergence_factor}};
+}
+
+// ---- MomentEliminationOptions ----
+
+Schema MomentEliminationOptions::schema() {
+  Schema s = AlternatingOptions::schema();
+  s.number("tau_threshold", 0.1,
+           "stop with status failed unless the lower confidence bound of the tau-MIP constant "
+           "tau = min_j (phi_j - 1 - kappa_j^2), estimated on the first batch, is at least this (0: no test)")
+      .at_least(0.0);
+  s.number("tau_confidence", 0.99,
+           "confidence level of that lower bound (a delta-method bound per coordinate, minimum over the "
+           "coordinates; docs/plugins/fm_moment_elimination.md)")
+      .at_least(0.5)
+      .below(1.0);
+  return s;
+}
+
+MomentEliminationOptions::MomentEliminationOptions() : MomentEliminationOptions(Params(schema().defaults())) {}
+
+MomentEliminationOptions::MomentEliminationOptions(const Params& p)
+    : AlternatingOptions(p), tau_threshold(p.number("tau_threshold")), tau_confidence(p.number("tau_confidence")) {}
+
+Json MomentEliminationOptions::to_json() const {
+  Json j = AlternatingOptions::to_json();
+  j["tau_threshold"] = tau_threshold;
+  j["tau_confidence"] = tau_confidence;
+  return j;
 }
 
 // ---- ConventionalFmOptions ----

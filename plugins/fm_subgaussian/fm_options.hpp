@@ -17,14 +17,30 @@ struct AlternatingOptions {
   double tolerance;
   Index passes;
   bool standardize;
+  /// Without standardize, refuse features far from E x x' = I (StandardisationCheck); false runs anyway.
+  bool require_standardized;
   bool intercept;  ///< also true when standardize is (centring creates an intercept)
   /// Step η of the moment updates (1: the paper's update). Below 1 it damps the iteration for data
   /// whose moments are far from the sub-gaussian model (the unit step then overshoots).
   double step_size;
+  double divergence_factor;  ///< the shared divergence rule (IterativeEstimator::end_if_diverged)
 
   static Schema schema();
   AlternatingOptions();  ///< the schema's defaults
   explicit AlternatingOptions(const Params& p);
+  Json to_json() const;
+  bool is_valid(std::string* error = nullptr) const { return schema().is_valid(to_json(), error); }
+};
+
+/// Settings of `fm_moment_elimination`: the alternating ones and its τ-MIP test
+/// (docs/plugins/fm_moment_elimination.md, "The τ test").
+struct MomentEliminationOptions : AlternatingOptions {
+  double tau_threshold;   ///< the smallest τ the estimator runs on
+  double tau_confidence;  ///< confidence level of the lower bound on τ that must clear tau_threshold
+
+  static Schema schema();
+  MomentEliminationOptions();  ///< the schema's defaults
+  explicit MomentEliminationOptions(const Params& p);
   Json to_json() const;
   bool is_valid(std::string* error = nullptr) const { return schema().is_valid(to_json(), error); }
 };

@@ -79,14 +79,11 @@ Registration moment_elimination_registration() {
   r.citation = std::string(kPaper) +
                ", Algorithm 1, Eqs. (7)-(10) (Eq. (7) with its missing trace term: docs/papers/fm-subgaussian.md)";
   r.doc_page = "docs/plugins/fm_moment_elimination.md";
-  r.schema = AlternatingOptions::schema();
+  r.schema = MomentEliminationOptions::schema();
   IterativeEstimator::declare_stall_fit(r.schema);
-  r.schema.number("tau_threshold", 0.1,
-                  "stop with status failed when the estimated tau = min_j |phi_j - 1 - kappa_j^2| is below this")
-      .at_least(0.0);
   r.example = {{"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<MomentEliminationEstimator>(AlternatingOptions(p), p.number("tau_threshold")), p);
+    return with_stall_fit(std::make_unique<MomentEliminationEstimator>(MomentEliminationOptions(p)), p);
   };
   r.footprint = alternating_footprint(false);
   return r;

@@ -51,7 +51,12 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
 
   data_ = &data;
   d_ = d1;
-  const Batch batch = reader_.next(data, options_.init_batch_size.value_or(options_.batch_size));
+  const Index init_size = options_.init_batch_size.value_or(options_.batch_size);
+  const Batch batch = reader_.next(data, init_size);
+  if (batch.instances() == 0)
+    return finish(Status::failed, "the data ran out before the initialisation batch of " + std::to_string(init_size) +
+                                      " instances (" + reader_.exhausted_message(data, 0) +
+                                      "; set passes > 1 to re-use a finite set)");
   EigenOptions solver;
   solver.tolerance = options_.init_tolerance;
   const SpectralResult init = spectral_estimate(batch, op, shape, options_.rank, /*first_order=*/false, rng, solver);
@@ -63,13 +68,13 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
   // Algorithm 1 starts from M = 0 (V = 0) and only the subspace U; the asymmetric update U ← QR(G V)
   // needs a right factor, so there the start is the spectral estimate U Σ V' itself.
   if (!symmetric_) V_ = init.right_vectors * init.values.asDiagonal();
-  response_rms_ = rms(batch.y);
-  if (!(response_rms_ > 0) || !std::isfinite(response_rms_)) response_rms_ = 1.0;
 }
 
 Summary GfmOnePass::summary() const {
   Summary s = IterativeEstimator::summary();
   if (data_ && s.status != Status::running) s.message += reader_.reuse_note(*data_);
+  if (const std::string note = reader_.dropped_note("gfm_one_pass", options_.batch_size); !note.empty())
+    s.notes.push_back(note);
   return s;
 }
 
@@ -132,21 +137,8 @@ void GfmOnePass::dense_update(const Batch& batch, const MomentInverse& inverse, 
 double GfmOnePass::iterate(DataSource& data) {
   const int t = iteration() + 1;
   Batch batch = reader_.next(data, options_.batch_size);
-  if (batch.instances() < options_.batch_size) {
-    // A shorter last batch would break the per-iteration sample size the guarantee needs: the data end here.
-    const std::string passes = reader_.passes_allowed() == 1
-                                   ? std::string("one pass over the data")
-                                   : std::to_string(reader_.passes_started()) + " passes over the data (passes = " +
-                                         std::to_string(reader_.passes_allowed()) + ")";
-    const std::string unused = batch.instances() == 0 ? std::string()
-                                                      : "; the partial last batch of " +
-                                                            std::to_string(batch.instances()) + " instances is not used";
-    if (batch.instances() > 0)
-      summary_.notes.push_back("gfm_one_pass: the partial last batch of " + std::to_string(batch.instances()) +
-                               " instances was not used (a batch has batch_size = " +
-                               std::to_string(options_.batch_size) + " instances)");
-    finish(Status::max_iterations, passes + ": the source ran out after " + std::to_string(data.samples_drawn()) +
-                                       " samples (" + std::to_string(t - 1) + " iterations" + unused + ")");
+  if (batch.instances() == 0) {  // the shared rule: a short last batch is not used (BatchReader)
+    finish(Status::max_iterations, reader_.exhausted_message(data, t - 1));
     return -1.0;
   }
   const SensingOperator& op = data.sensing_operator();
@@ -173,13 +165,8 @@ double GfmOnePass::iterate(DataSource& data) {
       best_iteration_ = t - 1;
     }
   }
-  if (!std::isfinite(residual_rms) || residual_rms > options_.divergence_factor * response_rms_) {
-    const std::string kept = restore_best();
-    finish(Status::diverged, "diverged at iteration " + std::to_string(t) + ": residual RMS " + format(residual_rms) +
-                                 " exceeds divergence_factor × initial response RMS (" +
-                                 format(options_.divergence_factor) + " × " + format(response_rms_) + ")" + kept);
+  if (end_if_diverged(residual_rms, rms(batch.y), options_.divergence_factor, t, [this] { return restore_best(); }))
     return -1.0;
-  }
 
   // G = M̂(r) + M_t, applied matrix-free.
   Matrix U_next;
@@ -201,8 +188,7 @@ double GfmOnePass::iterate(DataSource& data) {
 
   if (!U_next.allFinite() || !V_next.allFinite() || !w_next.allFinite()) {
     const std::string kept = restore_best();
-    finish(Status::diverged,
-           "diverged at iteration " + std::to_string(t) + ": the update produced non-finite values" + kept);
+    finish(Status::diverged, "the update of iteration " + std::to_string(t) + " produced non-finite values" + kept);
     return -1.0;
   }
   U_ = std::move(U_next);

@@ -68,7 +68,6 @@ class GfmOnePass final : public IterativeEstimator {
   Vector w_;  ///< d1, or empty without a first-order term
   BatchReader reader_;
   const DataSource* data_ = nullptr;  ///< for the summary's re-use note
-  double response_rms_ = 1.0;  ///< RMS of the initialisation responses: the scale divergence is judged on
   // The estimate with the lowest relative residual on a fresh batch so far (copied only when it improves).
   Matrix best_U_, best_V_;
   Vector best_w_;

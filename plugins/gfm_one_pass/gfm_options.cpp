@@ -1,5 +1,7 @@
 #include "gfm_options.hpp"
 
+#include "rankone/interfaces/estimator.hpp"
+
 namespace rankone::gfm {
 
 Schema GfmOptions::schema() {
@@ -19,9 +21,7 @@ Schema GfmOptions::schema() {
            "stop (converged) when (‖Δw‖ + ‖ΔM‖_F)/(‖w‖ + ‖M‖_F) between iterations falls below this; 0: never")
       .at_least(0);
   s.boolean("first_order", true, "also estimate w (when the operator has a first-order term)");
-  s.number("divergence_factor", 1e3,
-           "diverged when the residual RMS on a fresh batch exceeds this multiple of the initial responses' RMS")
-      .above(1);
+  IterativeEstimator::declare_divergence_factor(s);  // shared with fm_moment_elimination and ifm
   s.number("init_tolerance", 1e-3,
            "relative residual at which the spectral start's eigensolver stops: the start only has to be well "
            "inside the sampling error of the moment estimate (≈ √(d/n), above 1e-3 up to n = 10⁶·d), not at "

@@ -180,13 +180,40 @@ TEST_CASE("one-pass estimators re-use a finite set only when told to", "[fm_subg
   // 12 000 instances: moments, initialisation and 2 iterations of 3 000, then the data end.
   CHECK(single.summary.status == Status::max_iterations);
   CHECK(single.summary.iterations == 2);
-  CHECK_THAT(single.summary.message, Catch::Contains("exhausted after 1 pass(es)"));
+  CHECK_THAT(single.summary.message, Catch::StartsWith("one pass over the data: the source ran out after 12000 samples "
+                                                       "(2 iterations)"));
   CHECK_THAT(single.summary.message, !Catch::Contains("re-used"));
 
   Json reuse = once;
   reuse["passes"] = 5;
   reuse["name"] = "ifm";
   const Outcome several = run(data, reuse, 27);
-  CHECK(several.summary.iterations == 18);  // 5 passes × 4 batches, minus the 2 initial batches
+  CHECK(several.summary.iterations == 19);  // 5 passes × 4 batches, minus ifm's one initial batch
   CHECK_THAT(several.summary.message, Catch::Contains("re-used the finite training set (5 passes over 12000 instances"));
 }
+
+TEST_CASE("the moment estimators use full batches only, and ifm starts on its first batch", "[fm_subgaussian][passes]") {
+  // 10 500 instances in batches of 2000: fm_moment_elimination reads a moments batch, a start batch
+  // and 3 iterations; ifm, which estimates no moments, a start batch and 4 iterations. The last 500
+  // instances cannot make a batch: they are not used, and the notes say so (BatchReader's rule).
+  Json data = source("gaussian", "symmetric", 20, 2);
+  data["size"] = 10500;
+  for (const char* name : {"fm_moment_elimination", "ifm"}) {
+    CAPTURE(name);
+    const Json estimator{{"name", name}, {"rank", 2}, {"batch_size", 2000}, {"max_iterations", 50}, {"tolerance", 0.0}};
+    const Outcome o = run(data, estimator, 28);
+    CAPTURE(o.summary.message);
+    CHECK(o.summary.status != Status::failed);
+    CHECK(o.summary.iterations == (std::string(name) == "ifm" ? 4 : 3));
+    CHECK_THAT(o.summary.message, Catch::Contains("the partial last batch of 500 instances is not used"));
+    REQUIRE(o.summary.notes.size() == 1);
+    CHECK(o.summary.notes[0] == std::string(name) + ": the partial last batch of 500 instances was not used (every "
+                                                     "batch has batch_size = 2000 instances)");
+  }
+  // A source smaller than one batch: refused before anything runs, saying why.
+  data["size"] = 1500;
+  const Outcome tiny = run(data, Json{{"name", "ifm"}, {"rank", 2}, {"batch_size", 2000}}, 28);
+  CHECK(tiny.summary.status == Status::failed);
+  CHECK_THAT(tiny.summary.message, Catch::StartsWith("the data ran out before the first batch of 2000 instances"));
+}
+

@@ -54,3 +54,25 @@ TEST_CASE("sample_complexity*.json run (shrunk)", "[fm_subgaussian][experiments]
     CHECK_THAT(o.text, Catch::Contains("trials: 21 (21 run now"));
   }
 }
+
+TEST_CASE("standardisation*.json run (shrunk): the checked entries refuse what the unchecked ones run on",
+          "[fm_subgaussian][experiments]") {
+  struct Case {
+    const char* file;
+    const char* grid;
+    const char* refusal;
+  };
+  // std 0.5: E x_j² = 0.25; mean 0.3 at d = 10: E x_j² = 1.09 is in the band but |E x|² = 0.9 is not.
+  for (const Case c : {Case{"standardisation.json", R"({"data.sampler.std": [0.5, 1.0]})", "the mean of x_j^2"},
+                       Case{"standardisation_mean.json", R"({"data.sampler.mean": [0.0, 0.3]})", "|E x|^2 estimated"}}) {
+    test::ScratchDir out("standardisation");
+    std::string shrink = " repetitions=1 data.d=10";
+    for (int e = 0; e < 4; ++e)
+      shrink += " estimators." + std::to_string(e) + ".batch_size=1000 estimators." + std::to_string(e) + ".max_iterations=2";
+    const test::CommandOutput o = test::rankone_cli("run " + experiment(c.file) + shrink + " 'sweep.grid=" + c.grid +
+                                                    "' --out " + out.path().string() + " --jobs 1");
+    INFO(c.file << "\n" << o.text);
+    CHECK(o.code == 1);  // the checked entries fail on the far-off cell by design
+    CHECK_THAT(o.text, Catch::Contains("trials: 8 (8 run now") && Catch::Contains(c.refusal));
+  }
+}

@@ -240,11 +240,12 @@ TEST_CASE("gfm_one_pass: the same seed gives the same estimate", "[gfm]") {
 
 TEST_CASE("gfm_one_pass: far below the sample complexity the run is recorded as diverged", "[gfm]") {
   // n = 150 for d = 100, k = 3: the perturbation of G is larger than the error it should remove,
-  // so the error grows geometrically until the residual passes divergence_factor × the initial RMS.
+  // so the error grows geometrically until the residual passes divergence_factor × the batch's response RMS.
   const Trace trace = run(gfm_source(), gfm(3, 150, 200), 1);
   CAPTURE(trace.summary.message, trace.errors.size());
   CHECK(trace.summary.status == Status::diverged);
-  CHECK_THAT(trace.summary.message, Catch::StartsWith("diverged at iteration "));
+  CHECK_THAT(trace.summary.message, Catch::StartsWith("residual RMS ") &&
+                                        Catch::Contains(" exceeds divergence_factor × the batch's response RMS (1e+03 × "));
   CHECK(trace.summary.iterations < 200);
   CHECK(trace.estimate.all_finite());  // the last finite estimate is kept
   for (const double e : trace.errors) CHECK(std::isfinite(e));
@@ -261,6 +262,20 @@ TEST_CASE("gfm_one_pass: a finite source ends the run after one pass", "[gfm]") 
   CHECK(trace.summary.iterations == 4);
   CHECK_THAT(trace.summary.message, Catch::StartsWith("one pass over the data"));
   CHECK_THAT(trace.summary.message, Catch::Contains("partial last batch of 500 instances"));
+}
+
+TEST_CASE("gfm_one_pass: the dropped last batch is noted; a source smaller than the start batch fails", "[gfm]") {
+  // The shared batch rule (BatchReader): the partial batch is named in the trial's notes as well.
+  Json source = gfm_source();
+  source["size"] = 10500;
+  const Trace trace = run(source, gfm(3, 2000, 50), 1);
+  REQUIRE(trace.summary.notes.size() == 1);
+  CHECK(trace.summary.notes[0] == "gfm_one_pass: the partial last batch of 500 instances was not used (every batch "
+                                  "has batch_size = 2000 instances)");
+  source["size"] = 1500;
+  const Trace tiny = run(source, gfm(3, 2000, 50), 1);
+  CHECK(tiny.summary.status == Status::failed);
+  CHECK_THAT(tiny.summary.message, Catch::StartsWith("the data ran out before the initialisation batch of 2000 instances"));
 }
 
 TEST_CASE("gfm_one_pass: passes > 1 re-uses a finite source, and the summary says so", "[gfm]") {

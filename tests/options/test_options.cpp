@@ -26,7 +26,7 @@ void check_registered(const std::string& name, const Schema& options) {
   }
   for (const ParamSpec& spec : reg.schema.params()) {
     INFO(name << " declares " << spec.name);
-    CHECK((options.find(spec.name) != nullptr || spec.name.rfind("stall_", 0) == 0 || spec.name == "tau_threshold"));
+    CHECK((options.find(spec.name) != nullptr || spec.name.rfind("stall_", 0) == 0));
   }
 }
 
@@ -76,9 +76,10 @@ TEST_CASE("gfm_one_pass options: defaults from the schema, is_valid, round trip"
 TEST_CASE("fm_subgaussian options: alternating, fm and ridge", "[options]") {
   using namespace fm_subgaussian;
   check_defaults<AlternatingOptions>(AlternatingOptions::schema());
+  check_defaults<MomentEliminationOptions>(MomentEliminationOptions::schema());
   check_defaults<ConventionalFmOptions>(ConventionalFmOptions::schema());
   check_defaults<RidgeOptions>(RidgeOptions::schema());
-  check_registered("fm_moment_elimination", AlternatingOptions::schema());
+  check_registered("fm_moment_elimination", MomentEliminationOptions::schema());
   check_registered("ifm", AlternatingOptions::schema());
   check_registered("fm", ConventionalFmOptions::schema());
   check_registered("ridge", RidgeOptions::schema());
@@ -86,6 +87,14 @@ TEST_CASE("fm_subgaussian options: alternating, fm and ridge", "[options]") {
   AlternatingOptions alternating;
   alternating.step_size = 1.5;  // in (0, 1]
   CHECK(refusal(alternating).find("/step_size") != std::string::npos);
+
+  MomentEliminationOptions moments;
+  CHECK(moments.tau_threshold == 0.1);
+  CHECK(moments.tau_confidence == 0.99);
+  moments.tau_confidence = 1.0;  // a bound at confidence 1 is −∞
+  CHECK(refusal(moments).find("/tau_confidence") != std::string::npos);
+  moments.tau_confidence = 0.3;  // below 1/2 a "confidence" bound is more likely wrong than right
+  CHECK(refusal(moments).find("/tau_confidence") != std::string::npos);
 
   ConventionalFmOptions fm;
   CHECK(fm.solver == ConventionalFmOptions::Solver::sgd);
@@ -135,4 +144,22 @@ TEST_CASE("completion options: online, and offline with each estimator's default
   OfflineOptions bad(OfflineOptions::Method::sgd_mf);
   bad.init = "warm";  // not a choice
   CHECK(refusal(bad).find("/init") != std::string::npos);
+}
+
+TEST_CASE("divergence_factor: one declaration for the estimators that read fresh batches", "[options]") {
+  // gfm_one_pass, fm_moment_elimination and ifm declare it through IterativeEstimator::
+  // declare_divergence_factor: same spec, same default, same meaning (docs/plugins/*.md, "Departures").
+  const ParamSpec* reference = test::registry().get("gfm_one_pass", Kind::estimator).schema.find("divergence_factor");
+  REQUIRE(reference != nullptr);
+  CHECK(reference->to_json()["default"] == IterativeEstimator::kDefaultDivergenceFactor);
+  for (const char* name : {"fm_moment_elimination", "ifm"}) {
+    INFO(name);
+    const ParamSpec* spec = test::registry().get(name, Kind::estimator).schema.find("divergence_factor");
+    REQUIRE(spec != nullptr);
+    CHECK(spec->to_json() == reference->to_json());
+  }
+  fm_subgaussian::AlternatingOptions alternating;
+  CHECK(alternating.divergence_factor == IterativeEstimator::kDefaultDivergenceFactor);
+  alternating.divergence_factor = 1.0;  // must exceed 1
+  CHECK(refusal(alternating).find("/divergence_factor") != std::string::npos);
 }

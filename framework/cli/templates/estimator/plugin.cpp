@@ -3,6 +3,7 @@
 // estimate of the remaining error to the current model and keeps its top-k part. Replace `iterate`
 // with your algorithm; the rest (parameters, footprint, entry point) is what every estimator needs.
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -18,6 +19,7 @@ class @Name@ final : public IterativeEstimator {
       : IterativeEstimator(static_cast<int>(p.integer("max_iterations")), p.number("tolerance")),
         rank_(p.integer("rank")),
         batch_size_(p.integer("batch_size")),
+        divergence_factor_(p.number("divergence_factor")),
         reader_(p.integer("passes")) {
     configure_stall(p);
   }
@@ -41,17 +43,17 @@ class @Name@ final : public IterativeEstimator {
   double iterate(DataSource& data) override {
     const SensingOperator& op = data.sensing_operator();
     Batch batch = reader_.next(data, batch_size_);
-    if (batch.instances() < batch_size_) {
-      finish(Status::max_iterations, "the data ran out after " + std::to_string(iteration()) + " iterations" +
-                                         reader_.reuse_note(data));
+    if (batch.instances() < batch_size_) {  // the data ended: a short last batch is never handed out
+      finish(Status::max_iterations, reader_.exhausted_message(data, iteration()) + reader_.reuse_note(data));
       return -1.0;
     }
     const Vector residual = batch.y - op.forward(batch, model_);
     const double fit = residual.norm() / std::max(batch.y.norm(), 1e-300);
-    if (!std::isfinite(fit) || fit > 1e6) {
-      finish(Status::diverged, "the relative residual reached " + short_number(fit));
+    // The shared divergence rule: the residual's RMS above divergence_factor × the responses' RMS.
+    const double root_n = std::sqrt(static_cast<double>(residual.size()));
+    if (end_if_diverged(residual.norm() / root_n, batch.y.norm() / root_n, divergence_factor_, iteration() + 1,
+                        [] { return std::string("; the estimate is the one before this iteration"); }))
       return -1.0;
-    }
     // G = M + M̂(residual): the current model plus the moment estimate of what it still misses. The
     // maps refer to the batch and the residual, which must outlive them.
     const MomentMaps correction = moment_maps(batch, op, data.shape(), residual);
@@ -79,6 +81,7 @@ class @Name@ final : public IterativeEstimator {
 
   Index rank_;
   Index batch_size_;
+  double divergence_factor_;
   BatchReader reader_;
   LowRankModel model_;
 };
@@ -106,6 +109,7 @@ PluginDescriptor describe_plugin() {
   r.schema.number("tolerance", 1e-10, "stop when the relative change of M falls below this").at_least(0.0);
   r.schema.integer("passes", 1, "passes allowed over a finite data set (1: every batch fresh)").at_least(1);
   IterativeEstimator::declare_stall_fit(r.schema);
+  IterativeEstimator::declare_divergence_factor(r.schema);
   r.example = {{"batch_size", 500}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> { return std::make_unique<@Name@>(p); };
   r.footprint = footprint;

@@ -1,7 +1,8 @@
 #pragma once
-/// \file Fixed-size batches from finite or endless sources, with opt-in re-use of a finite set.
-/// The one-pass estimators (gfm_one_pass, fm_moment_elimination, ifm, ridge) read through it so
-/// that "one pass" stays the default and any re-use is declared (`passes`) and reported.
+/// \file Full batches from finite or endless sources, with opt-in re-use of a finite set: the one
+/// batch rule of the estimators that read fresh batches (gfm_one_pass, fm_moment_elimination, ifm).
+/// "One pass" stays the default, any re-use is declared (`passes`) and reported, and a short last
+/// batch is never used: every batch handed out has exactly the size asked for.
 #include <algorithm>
 #include <string>
 
@@ -14,12 +15,18 @@ namespace rankone {
 /// finite source, a batch that reaches the end of a pass is topped up from the next pass only while
 /// fewer than `passes` passes have started: re-using data is opt-in, and `passes_started()` says
 /// how much was re-used.
+///
+/// The short-last-batch rule: when the allowed passes cannot supply a full batch, the remainder is
+/// dropped (an empty batch is returned) and counted in `dropped()`. The guarantees of the papers
+/// are for a fixed number n of fresh instances per step; a shorter batch would make the last step,
+/// whose estimate is the one returned, the noisiest.
 class BatchReader {
  public:
   explicit BatchReader(Index passes = 1) : passes_(std::max<Index>(1, passes)) {}
 
-  /// Up to n instances; fewer (possibly none) once the allowed passes are exhausted.
+  /// Exactly n instances, or none once the allowed passes cannot supply n more.
   Batch next(DataSource& data, Index n) {
+    if (ended_) return Batch{};  // the data already ended
     Batch batch = data.next(n);
     while (data.finite() && batch.instances() < n && passes_started_ < passes_) {
       data.rewind();
@@ -29,11 +36,41 @@ class BatchReader {
       if (batch.instances() == 0) batch = std::move(more);
       else batch.append(more);
     }
+    if (batch.instances() < n) {
+      dropped_ = batch.instances();
+      ended_ = true;
+      return Batch{};
+    }
     return batch;
   }
 
+  /// True once a request could not be met (the data ended).
+  bool ended() const { return ended_; }
+  /// Instances of the short last batch that were not used (0 when the data ended on a batch boundary).
+  Index dropped() const { return dropped_; }
   Index passes_started() const { return passes_started_; }
   Index passes_allowed() const { return passes_; }
+
+  /// Why a run ended with the data: "one pass over the data: the source ran out after N samples
+  /// (T iterations; the partial last batch of m instances is not used)", or "P passes over the data
+  /// (passes = P): …" when more than one was allowed. The summary adds `reuse_note`.
+  std::string exhausted_message(const DataSource& data, int iterations) const {
+    const std::string passes = passes_ == 1 ? std::string("one pass over the data")
+                                            : std::to_string(passes_started_) + " passes over the data (passes = " +
+                                                  std::to_string(passes_) + ")";
+    const std::string unused =
+        dropped_ == 0 ? std::string()
+                      : "; the partial last batch of " + std::to_string(dropped_) + " instances is not used";
+    return passes + ": the source ran out after " + std::to_string(data.samples_drawn()) + " samples (" +
+           std::to_string(iterations) + " iterations" + unused + ")";
+  }
+
+  /// The summary note when a short last batch was dropped, else "".
+  std::string dropped_note(const std::string& estimator, Index batch_size) const {
+    if (dropped_ == 0) return "";
+    return estimator + ": the partial last batch of " + std::to_string(dropped_) +
+           " instances was not used (every batch has batch_size = " + std::to_string(batch_size) + " instances)";
+  }
 
   /// A sentence for the summary when a finite set was re-used, else "".
   std::string reuse_note(const DataSource& data) const {
@@ -46,6 +83,8 @@ class BatchReader {
  private:
   Index passes_;
   Index passes_started_ = 1;
+  Index dropped_ = 0;
+  bool ended_ = false;
 };
 
 }  // namespace rankone

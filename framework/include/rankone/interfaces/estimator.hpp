@@ -1,6 +1,7 @@
 #pragma once
 /// \file Estimator: start / step / estimate / summary (the Ceres Options → Summary pattern).
 /// Non-convergence is a status, never an exception; exceptions are for bugs and bad input.
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -80,6 +81,12 @@ class IterativeEstimator : public Estimator {
   static void declare_stall_fit(Schema& schema);
   /// Reads the three stall parameters declared by `declare_stall_fit`.
   void configure_stall(const Params& params);
+  /// Default of `divergence_factor`: far above any fit a working run records (the start, ŷ = 0, has
+  /// relative residual 1), and reached within a few iterations by a geometric blow-up.
+  static constexpr double kDefaultDivergenceFactor = 1e3;
+  /// Declares `divergence_factor`, the one declaration shared by the estimators that measure their
+  /// residual on fresh batches (gfm_one_pass, fm_moment_elimination, ifm): see `end_if_diverged`.
+  static void declare_divergence_factor(Schema& schema);
 
   IterativeEstimator(int max_iterations, double tolerance)
       : max_iterations_(max_iterations), tolerance_(tolerance) {}
@@ -104,6 +111,14 @@ class IterativeEstimator : public Estimator {
   void finish(Status status, std::string message);
   bool finished() const { return summary_.status != Status::running; }
   int iteration() const { return summary_.iterations; }
+
+  /// The divergence rule of the estimators that read fresh batches: the residual of the current
+  /// estimate on iteration `iteration`'s fresh batch has diverged when its RMS is non-finite or above
+  /// `divergence_factor` × the RMS of the same batch's responses (a relative residual above the factor).
+  /// Then the run ends `diverged` with the shared message, `restore` (called only then) putting back
+  /// the estimate to return and saying which it is, and this returns true.
+  bool end_if_diverged(double residual_rms, double response_rms, double divergence_factor, int iteration,
+                       const std::function<std::string()>& restore);
 
   /// Records the current fit (lower is better) and what it measures; no floor is measured for it
   /// (training fits: the truth's residual on the training data says nothing about overfitting).
