@@ -10,7 +10,7 @@ from results import fail, rankone
 
 
 class Assertion:
-    """One assertion the test passed, with the values captured when it ran (name -> text)."""
+    """One assertion the test passed, with the values captured when it ran (name -> value)."""
 
     def __init__(self, test_case, values):
         self.test_case, self.values = test_case, values
