@@ -186,3 +186,19 @@ def experiment_file(folder):
     if row is None:
         fail(f"{folder}: no run recorded")
     return row[0]
+
+
+def stored_column(folder, column):
+    """One column of the store's trials table (cell, diagnostics, …), by trial key; JSON text decoded."""
+    import sqlite3
+    db = sqlite3.connect(f"file:{os.path.join(folder, 'results.sqlite')}?mode=ro", uri=True)
+    try:
+        rows = db.execute(f"SELECT key, {column} FROM trials").fetchall()
+    finally:
+        db.close()
+    return {key: json.loads(v) if isinstance(v, str) and v[:1] in "{[" else v for key, v in rows}
+
+
+def diagnostics(folder):
+    """Each trial's diagnostics as the store recorded them (fit, fit_floor, …), by trial key."""
+    return {key: d or {} for key, d in stored_column(folder, "diagnostics").items()}

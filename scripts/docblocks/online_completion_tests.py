@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Prints what the unit tests of the online completion estimators measure (docs/plugins/omc_psd.md),
+from runs of tests/online_completion/test_outcomes.cpp and test_online_completion.cpp (fixed
+seeds), as the tests capture or report it.
+
+usage: online_completion_tests.py floor      the messages of the noise-floor tests: a non-symmetric matrix, a source exhausted in the warm start
+       online_completion_tests.py recovery   the error after the warm start and at the end of the budget of the d = 500 recovery test
+"""
+import re
+import sys
+
+from catch_test import captured, run
+from results import fail, sig
+
+TESTS = "test_online_completion"
+
+
+def floor():
+    assertions, _ = run(TESTS, "omc_psd on a non-symmetric matrix ends stalled*",
+                        "omc_psd / omc_general on a source that runs out inside the warm start*")
+    messages = [m for (m,) in captured(assertions, "r.summary.message")]
+    if len(messages) < 2:
+        fail(f"expected the messages of both tests, captured {len(messages)}")
+    print("```")
+    print("\n".join(dict.fromkeys(messages)))
+    print("```")
+
+
+def recovery():
+    assertions, _ = run(TESTS, "omc_psd recovers a rank-3 PSD matrix*")
+    infos = [k for a in assertions for k in a.values if "; errors " in k]
+    m = re.search(r"; errors (\S+) -> (\S+)$", infos[0]) if infos else None
+    if not m:
+        fail("the recovery test reported no errors")
+    print(f"Relative error {sig(float(m.group(1)))} after the warm start, "
+          f"{sig(float(m.group(2)))} at the end of the budget.")
+
+
+def main():
+    commands = {"floor": floor, "recovery": recovery}
+    if len(sys.argv) != 2 or sys.argv[1] not in commands:
+        fail("usage: online_completion_tests.py floor|recovery")
+    commands[sys.argv[1]]()
+
+
+if __name__ == "__main__":
+    main()
