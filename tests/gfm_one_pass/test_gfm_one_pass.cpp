@@ -381,7 +381,8 @@ fs::path experiment(const std::string& name) { return test::source_dir() / "expe
 
 TEST_CASE("gfm_one_pass: every experiment file validates", "[gfm][experiments]") {
   test::ScratchDir scratch("validate");
-  for (const char* name : {"convergence", "phase_transition", "conditioning", "noise", "samplers", "vs_fm"}) {
+  for (const char* name : {"convergence", "phase_transition", "conditioning", "noise", "samplers", "stall_verdict",
+                           "vs_fm", "vs_fm_validation"}) {
     CAPTURE(name);
     CHECK(rankone_cli("validate " + experiment(name).string(), scratch.path() / "log.txt") == 0);
   }
@@ -417,8 +418,9 @@ TEST_CASE("gfm_one_pass: smoke runs of the experiment files", "[gfm][experiments
       {"conditioning", "repetitions=1 data.d=20 'sweep={\"grid\":{\"data.condition_number\":[1,10]}}' "
                        "estimators.0.max_iterations=2 estimators.1.max_iterations=2 estimators.2.max_iterations=2 "
                        "estimators.3.max_iterations=2"},
-      {"vs_fm", "repetitions=1 data.d=20 data.size=3000 data.test_size=500 estimators.0.batch_size=400 "
-                "estimators.1.batch_size=600 estimators.2.batch_size=800 estimators.3.batch_size=3000"},
+      {"vs_fm", "repetitions=1 'sweep={}' data.d=20 data.size=3000 data.test_size=500 estimators.0.batch_size=400 "
+                "estimators.1.batch_size=600 estimators.2.batch_size=800 estimators.3.batch_size=3000 "
+                "estimators.6.max_iterations=3 estimators.7.max_iterations=3"},
   };
   for (const auto& [name, overrides] : runs) {
     CAPTURE(name);

@@ -26,7 +26,8 @@ TEST_CASE("the online-completion experiments run at a small size", "[online_comp
        "'sweep={\"grid\":{\"estimators.0.warm_start_factor\":[2,4]}}'"},
       {"vs_offline.json",
        "data.d=200 data.size=20000 repetitions=1 estimators.0.max_iterations=2 estimators.1.max_iterations=2 "
-       "estimators.2.max_iterations=2 estimators.3.max_iterations=2"},
+       "estimators.2.max_iterations=2 estimators.3.max_iterations=2 estimators.4.max_iterations=2 "
+       "estimators.5.max_iterations=2"},
   };
   for (const Smoke& s : smokes) {
     fs::remove_all(out);
@@ -36,4 +37,14 @@ TEST_CASE("the online-completion experiments run at a small size", "[online_comp
     CHECK(o.code == 0);
   }
   fs::remove_all(out);
+}
+
+TEST_CASE("the synthetic online-completion experiment files validate", "[online_completion][cli]") {
+  const fs::path experiments = test::source_dir() / "experiments" / "online_completion";
+  for (const char* file : {"convergence.json", "warm_start.json", "vs_offline.json", "vs_offline_validation.json",
+                           "fit.json"}) {
+    const test::CommandOutput o = test::rankone_cli("validate " + (experiments / file).string());
+    INFO(file << ":\n" << o.text);
+    CHECK(o.code == 0);
+  }
 }
