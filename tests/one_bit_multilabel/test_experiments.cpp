@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -44,16 +46,105 @@ bool have_data(const std::string& relative) {
 TEST_CASE("experiments/one_bit/table1.json runs at a tiny size", "[experiments]") {
   smoke("table1.json",
         "'sweep={}' data.d=40 data.d2=10 data.test_size=200 estimators.0.batch_size=3000 estimators.0.max_iterations=3 "
-        "estimators.1.training_size=3000 estimators.1.max_iterations=3 estimators.2.batch_size=3000 "
-        "estimators.2.max_iterations=3",
+        "estimators.1.batch_size=3000 estimators.1.max_iterations=3 estimators.2.training_size=1000 "
+        "estimators.2.max_iterations=3 estimators.3.training_size=3000 estimators.3.max_iterations=3",
         "recovery_error");
 }
 
-TEST_CASE("experiments/one_bit/table1_step_validation.json runs at a tiny size", "[experiments]") {
+TEST_CASE("experiments/one_bit/table1_validation.json runs at a tiny size", "[experiments]") {
   std::string small = "'sweep={}' data.d=40 data.d2=10 data.test_size=200";
   for (int e = 0; e < 5; ++e)
     small += " estimators." + std::to_string(e) + ".batch_size=2000 estimators." + std::to_string(e) + ".max_iterations=2";
-  smoke("table1_step_validation.json", small, "auc");
+  for (int e = 5; e < 11; ++e)
+    small += " estimators." + std::to_string(e) + ".training_size=2000 estimators." + std::to_string(e) + ".max_iterations=2";
+  smoke("table1_validation.json", small, "auc");
+}
+
+namespace {
+
+/// One family per estimator kind at a tiny size, the same settings in the validation and the test runs.
+std::string tiny_table1(const std::string& damped_label) {
+  const std::string ours = "\"name\":\"one_bit_mll\",\"rank\":3,\"batch_size\":2000,\"max_iterations\":2";
+  const std::string leml = "\"name\":\"leml\",\"rank\":3,\"max_iterations\":2,\"newton_steps\":1,\"cg_iterations\":30";
+  return "data.d=40 data.d2=10 data.test_size=200 'estimators=[{\"label\":\"ours@c1\"," + ours + "},{\"label\":\"" +
+         damped_label + "\",\"lambda\":3.1915382432," + ours + "},{\"label\":\"leml_100k@1e-04\",\"penalty\":1e-4," +
+         "\"training_size\":1000," + leml + "},{\"label\":\"leml_1M@1e-04\",\"penalty\":1e-4,\"training_size\":4000," +
+         leml + "}]'";
+}
+
+rankone::test::CommandOutput page_script(const fs::path& results, const std::string& args) {
+  const fs::path script = rankone::test::source_dir() / "experiments" / "one_bit" / "table1_page.py";
+  return rankone::test::run_command("RANKONE_BIN=" + rankone::test::rankone_binary() + " python3 " + script.string() + " " +
+                                    results.string() + " " + args + " 2>&1");
+}
+
+void run_into(const std::string& file, const std::string& overrides, const fs::path& out) {
+  const std::string experiment = (rankone::test::source_dir() / "experiments" / "one_bit" / file).string();
+  const auto run = rankone_cli("run " + experiment + " " + overrides + " --out " + out.string() + " --jobs 1 --quiet");
+  INFO(run.text);
+  REQUIRE(run.code == 0);
+}
+
+}  // namespace
+
+TEST_CASE("table1_page.py writes, checks and refuses the generated blocks of the Table 1 page", "[experiments]") {
+  const rankone::test::ScratchDir dir("one_bit_table1_page");
+  const fs::path results = dir / "results";
+  run_into("table1_validation.json", tiny_table1("ours@c4"), results / "validation");
+  run_into("table1.json", "'sweep={}' " + tiny_table1("ours@c4"), results / "test");
+  run_into("table1_unit_noise.json",
+           "'sweep={\"zip\":[{\"data.noise_std\":[1.4142135623730951],\"data.flip_probability\":[0.0]}]}' " +
+               tiny_table1("ours@c4"),
+           results / "unit_noise");
+
+  std::string markers;
+  for (const char* name : {"one-bit-table1", "one-bit-table1-validation", "one-bit-table1-iterations",
+                           "one-bit-table1-unit-noise"})
+    markers += std::string("text\n<!-- generated: ") + name + " -->\nstale\n<!-- /generated: " + name + " -->\n";
+  const fs::path page = dir.write("page.md", markers);
+
+  // An out-of-date page fails the check with a diff; --write brings it up to date; then it passes.
+  auto check = page_script(results, "--check --page " + page.string());
+  INFO(check.text);
+  CHECK(check.code == 1);
+  CHECK(check.text.find("-stale") != std::string::npos);
+  REQUIRE(page_script(results, "--write --page " + page.string()).code == 0);
+  check = page_script(results, "--check --page " + page.string());
+  INFO(check.text);
+  CHECK(check.code == 0);
+  std::ifstream in(page);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(written.find("| noise-free |") != std::string::npos);  // the main table's only cell of this tiny run
+  CHECK(written.find("**chosen**") != std::string::npos);       // the validation table marks each family's choice
+  CHECK(written.find("Who wins where") != std::string::npos);
+
+  // A subset of the runs (the test folder only) passes the partial check; a changed number on the page fails it.
+  const fs::path subset = dir / "subset";
+  fs::create_directories(subset);
+  fs::copy(results / "test", subset / "test", fs::copy_options::recursive);
+  auto partial = page_script(subset, "--check --partial --page " + page.string());
+  INFO(partial.text);
+  CHECK(partial.code == 0);
+  std::string edited = written;
+  const std::size_t row = edited.find("| noise-free |");
+  const std::size_t digit = edited.find("0.", row + 15);
+  REQUIRE(digit != std::string::npos);
+  edited[digit + 4] = edited[digit + 4] == '9' ? '1' : '9';  // a different third decimal: beyond any small --ulps
+  dir.write("page.md", edited);
+  partial = page_script(subset, "--check --partial --ulps 2 --page " + page.string());
+  INFO(partial.text);
+  CHECK(partial.code == 1);
+
+  // A test run of a setting validation did not choose is refused.
+  const fs::path other = dir / "other";
+  fs::create_directories(other);
+  fs::copy(results / "validation", other / "validation", fs::copy_options::recursive);
+  fs::copy(results / "unit_noise", other / "unit_noise", fs::copy_options::recursive);
+  run_into("table1.json", "'sweep={}' " + tiny_table1("ours@c3"), other / "test");
+  const auto refused = page_script(other, "");
+  INFO(refused.text);
+  CHECK(refused.code == 2);
+  CHECK(refused.text.find("validation chose ours@c4") != std::string::npos);
 }
 
 TEST_CASE("experiments/one_bit/table2.json runs at a tiny size", "[experiments]") {
