@@ -67,8 +67,8 @@ std::string tiny_table1(const std::string& damped_label) {
   const std::string ours = "\"name\":\"one_bit_mll\",\"rank\":3,\"batch_size\":2000,\"max_iterations\":2";
   const std::string leml = "\"name\":\"leml\",\"rank\":3,\"max_iterations\":2,\"newton_steps\":1,\"cg_iterations\":30";
   return "data.d=40 data.d2=10 data.test_size=200 'estimators=[{\"label\":\"ours@c1\"," + ours + "},{\"label\":\"" +
-         damped_label + "\",\"lambda\":3.1915382432," + ours + "},{\"label\":\"leml_100k@1e-04\",\"penalty\":1e-4," +
-         "\"training_size\":1000," + leml + "},{\"label\":\"leml_1M@1e-04\",\"penalty\":1e-4,\"training_size\":4000," +
+         damped_label + "\",\"lambda\":3.1915382432," + ours + "},{\"label\":\"leml_100k@1e-06\",\"penalty\":1e-6," +
+         "\"training_size\":1000," + leml + "},{\"label\":\"leml_1M@1e-02\",\"penalty\":1e-2,\"training_size\":4000," +
          leml + "}]'";
 }
 
