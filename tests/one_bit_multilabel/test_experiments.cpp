@@ -72,10 +72,14 @@ std::string tiny_table1(const std::string& damped_label) {
          leml + "}]'";
 }
 
-rankone::test::CommandOutput page_script(const fs::path& results, const std::string& args) {
-  const fs::path script = rankone::test::source_dir() / "experiments" / "one_bit" / "table1_page.py";
-  return rankone::test::run_command("RANKONE_BIN=" + rankone::test::rankone_binary() + " python3 " + script.string() + " " +
-                                    results.string() + " " + args + " 2>&1");
+/// The Table 1 block printer (scripts/docblocks/one_bit_table1.py) on the given results folders.
+rankone::test::CommandOutput table1_block(const std::string& block, const std::vector<fs::path>& folders) {
+  const fs::path printer = rankone::test::source_dir() / "scripts" / "docblocks" / "one_bit_table1.py";
+  std::string command = "RANKONE_BIN=";
+  command += rankone::test::rankone_binary();
+  for (const std::string& word : {std::string("python3"), printer.string(), block}) command.append(" ").append(word);
+  for (const fs::path& folder : folders) command.append(" ").append(folder.string());
+  return rankone::test::run_command(command.append(" 2>&1"));
 }
 
 void run_into(const std::string& file, const std::string& overrides, const fs::path& out) {
@@ -85,66 +89,61 @@ void run_into(const std::string& file, const std::string& overrides, const fs::p
   REQUIRE(run.code == 0);
 }
 
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 }  // namespace
 
-TEST_CASE("table1_page.py writes, checks and refuses the generated blocks of the Table 1 page", "[experiments]") {
-  const rankone::test::ScratchDir dir("one_bit_table1_page");
-  const fs::path results = dir / "results";
-  run_into("table1_validation.json", tiny_table1("ours@c4"), results / "validation");
-  run_into("table1.json", "'sweep={}' " + tiny_table1("ours@c4"), results / "test");
+TEST_CASE("one_bit_table1.py prints the Table 1 blocks, marks what a reduced run lacks, refuses unchosen settings",
+          "[experiments]") {
+  const rankone::test::ScratchDir dir("one_bit_table1_blocks");
+  const fs::path validation = dir / "validation", test = dir / "test", unit_noise = dir / "unit_noise";
+  run_into("table1_validation.json", tiny_table1("ours@c4"), validation);
+  run_into("table1.json", "'sweep={}' " + tiny_table1("ours@c4"), test);
   run_into("table1_unit_noise.json",
            "'sweep={\"zip\":[{\"data.noise_std\":[1.4142135623730951],\"data.flip_probability\":[0.0]}]}' " +
                tiny_table1("ours@c4"),
-           results / "unit_noise");
+           unit_noise);
 
-  std::string markers;
-  for (const char* name : {"one-bit-table1", "one-bit-table1-validation", "one-bit-table1-iterations",
-                           "one-bit-table1-unit-noise"})
-    markers += std::string("text\n<!-- generated: ") + name + " -->\nstale\n<!-- /generated: " + name + " -->\n";
-  const fs::path page = dir.write("page.md", markers);
+  // The tiny test run has the noise-free column only: its cells are numbers, the other columns `…`.
+  const auto table = table1_block("table", {test});
+  INFO(table.text);
+  REQUIRE(table.code == 0);
+  CHECK(contains(table.text, "| noise-free | 0."));
+  CHECK(contains(table.text, "| p = 10 % | … | … | … | … |"));
+  CHECK(contains(table.text, "LEML, as many labels (penalty 1e-02)"));
+  CHECK(contains(table.text, "Who wins where"));
+  CHECK(contains(table.text, "\n…\n"));  // a sentence over all eight columns cannot be stated
 
-  // An out-of-date page fails the check with a diff; --write brings it up to date; then it passes.
-  auto check = page_script(results, "--check --page " + page.string());
-  INFO(check.text);
-  CHECK(check.code == 1);
-  CHECK(check.text.find("-stale") != std::string::npos);
-  REQUIRE(page_script(results, "--write --page " + page.string()).code == 0);
-  check = page_script(results, "--check --page " + page.string());
-  INFO(check.text);
-  CHECK(check.code == 0);
-  std::ifstream in(page);
-  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  CHECK(written.find("| noise-free |") != std::string::npos);  // the main table's only cell of this tiny run
-  CHECK(written.find("**chosen**") != std::string::npos);       // the validation table marks each family's choice
-  CHECK(written.find("Who wins where") != std::string::npos);
+  // The validation block marks each family's choice, and passes the runs that hold it.
+  const auto chosen = table1_block("validation", {validation, test, unit_noise});
+  INFO(chosen.text);
+  REQUIRE(chosen.code == 0);
+  CHECK(contains(chosen.text, "**chosen**"));
 
-  // A subset of the runs (the test folder only) passes the partial check; a changed number on the page fails it.
-  const fs::path subset = dir / "subset";
-  fs::create_directories(subset);
-  fs::copy(results / "test", subset / "test", fs::copy_options::recursive);
-  auto partial = page_script(subset, "--check --partial --page " + page.string());
+  const auto iterations = table1_block("iterations", {test});
+  INFO(iterations.text);
+  REQUIRE(iterations.code == 0);
+  CHECK(contains(iterations.text, "| noise-free | ours, as printed (λ = √(2/π)) | "));
+  CHECK(contains(iterations.text, "| p = 10 % | ours, as printed (λ = √(2/π)) | … |"));
+
+  // A test run without the LEML families (a reduced run) prints `…` for their cells and headers.
+  const fs::path reduced = dir / "reduced";
+  run_into("table1.json",
+           "'sweep={}' " + tiny_table1("ours@c4").replace(tiny_table1("ours@c4").find(",{\"label\":\"leml_100k"),
+                                                          std::string::npos, "]'"),
+           reduced);
+  const auto partial = table1_block("table", {reduced});
   INFO(partial.text);
-  CHECK(partial.code == 0);
-  std::string edited = written;
-  const std::size_t row = edited.find("| noise-free |");
-  const std::size_t digit = edited.find("0.", row + 15);
-  REQUIRE(digit != std::string::npos);
-  edited[digit + 4] = edited[digit + 4] == '9' ? '1' : '9';  // a different third decimal: beyond any small --ulps
-  dir.write("page.md", edited);
-  partial = page_script(subset, "--check --partial --ulps 2 --page " + page.string());
-  INFO(partial.text);
-  CHECK(partial.code == 1);
+  REQUIRE(partial.code == 0);
+  CHECK(contains(partial.text, "| ours, as printed (λ = √(2/π)) | ours, step 1/4 (c = 4) | … | … |"));
 
-  // A test run of a setting validation did not choose is refused.
+  // A test run of a setting validation did not choose is refused, naming the choice.
   const fs::path other = dir / "other";
-  fs::create_directories(other);
-  fs::copy(results / "validation", other / "validation", fs::copy_options::recursive);
-  fs::copy(results / "unit_noise", other / "unit_noise", fs::copy_options::recursive);
-  run_into("table1.json", "'sweep={}' " + tiny_table1("ours@c3"), other / "test");
-  const auto refused = page_script(other, "");
+  run_into("table1.json", "'sweep={}' " + tiny_table1("ours@c3"), other);
+  const auto refused = table1_block("validation", {validation, other});
   INFO(refused.text);
   CHECK(refused.code == 2);
-  CHECK(refused.text.find("validation chose ours@c4") != std::string::npos);
+  CHECK(contains(refused.text, "validation chose ours@c4"));
 }
 
 TEST_CASE("experiments/one_bit/table2.json runs at a tiny size", "[experiments]") {

@@ -1,53 +1,43 @@
-#!/usr/bin/python3
-"""The tables of docs/one-bit-table1.md (Qiu et al. 2017, Table 1), generated from stored results.
+#!/usr/bin/env python3
+"""Prints a table of docs/one-bit-table1.md (Qiu et al. 2017, Table 1) from stored runs.
 
-RESULTS_DIR holds three results folders, written by
+usage: one_bit_table1.py table TEST_DIR
+           final AUC, Hamming loss and recovery error per Table 1 column for the four roles, and
+           who wins where
+       one_bit_table1.py iterations TEST_DIR
+           the recovery error after the start and after each iteration (Figure 1 in numbers)
+       one_bit_table1.py unit-noise UNIT_NOISE_DIR
+           AUC and Hamming loss with the noise on the unit-scale x'w_j
+       one_bit_table1.py validation VALIDATION_DIR TEST_DIR [UNIT_NOISE_DIR]
+           each family's grid on the validation problems and its choice; exit 2 when a test run
+           holds another setting than the one chosen, other settings, or shares a data seed
 
-    build/bin/rankone run experiments/one_bit/table1_validation.json --out RESULTS_DIR/validation --jobs 1
-    build/bin/rankone run experiments/one_bit/table1.json --out RESULTS_DIR/test --jobs 1
-    build/bin/rankone run experiments/one_bit/table1_unit_noise.json --out RESULTS_DIR/unit_noise --jobs 1
+TEST_DIR is a run of experiments/one_bit/table1.json, VALIDATION_DIR of table1_validation.json,
+UNIT_NOISE_DIR of table1_unit_noise.json (docs/generated.json names them; scripts/regenerate-docs
+runs them and writes the blocks).
 
-and then
-
-    python3 experiments/one_bit/table1_page.py RESULTS_DIR           # print the generated blocks
-    python3 experiments/one_bit/table1_page.py RESULTS_DIR --write   # rewrite them in the page
-    python3 experiments/one_bit/table1_page.py RESULTS_DIR --check   # exit 1 with a diff if they would change
-
-The page holds each block between `<!-- generated: NAME -->` and `<!-- /generated: NAME -->`.
-
-Roles. Estimators are labelled FAMILY@VALUE. The validation run (other seeds) holds a grid per
+Roles. Estimators are labelled FAMILY@VALUE. The validation run (other data seeds) holds a grid per
 family; select_on_validation.choose picks, per family, the value with the highest final AUC averaged
-over the validation columns. The test run must hold `ours@c1` (Algorithm 1 as printed, λ = √(2/π))
-and exactly the chosen label of each family (`ours` = the damped step, `leml_100k`, `leml_1M`), with
-the same estimator settings as on validation: anything else is an error, so the page cannot show a
-setting that validation did not choose.
-
-CI drift check on a subset: run any cells of table1.json into RESULTS_DIR/test (a trial's seed derives
-from its cell, so a subset reproduces the full run's trials) and
-
-    python3 experiments/one_bit/table1_page.py RESULTS_DIR --check --partial [--ulps N]
-
-compares only the numbers present (missing folders, cells and estimators are skipped), each within N
-units of its last printed digit (default 0). The rankone binary is build/bin/rankone, or $RANKONE_BIN.
+over the validation columns. A test run holds `ours@c1` (Algorithm 1 as printed, λ = √(2/π)) and at
+most one label of each family: `ours` (the damped step), `leml_100k` (the paper's m), `leml_1M` (as
+many labels as ours). A role or cell without a trial prints `…` (a reduced --cheap run), and so does
+a sentence that needs one; regenerate-docs never writes such a block.
 """
 import argparse
-import difflib
 import json
 import math
 import os
-import re
 import sqlite3
 import sys
 from collections import defaultdict
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "experiments", "one_bit"))
 from plot_bits import export_rows  # noqa: E402
 from select_on_validation import NOT_CANDIDATES, choose, final_values  # noqa: E402
 
-PAGE = os.path.join(HERE, "..", "..", "docs", "one-bit-table1.md")
-MISSING = "…"  # a cell whose trial is not in RESULTS_DIR (only with --partial)
+MISSING = "…"  # a cell or sentence without its trials (a reduced --cheap run)
 PRINTED = "ours@c1"  # Algorithm 1 as printed: λ = √(2/π), the full step W + H
 FAMILIES = ("ours", "leml_100k", "leml_1M")
 
@@ -66,11 +56,12 @@ COLUMNS = [
 # The unit-noise reading: ξ on x'w_j, i.e. data.noise_std = σ·√200; paper's ours at that ξ.
 UNIT_NOISE = [((s * math.sqrt(200.0), 0.0), s, paper) for s, paper in ((0.1, 97.90), (0.2, 97.19), (0.3, 96.52))]
 VALIDATION_COLUMNS = [((0.0, 0.0), "noise-free"), ((0.0, 0.05), "p = 5 %"), ((0.0, 0.1), "p = 10 %")]
+PAPER_ITERATIONS = 10  # "the two algorithm[s] for 10 iterations" (Section 5.1)
 ITERATION_COLUMNS = [(0.0, 0.0), (0.0, 0.05), (0.0, 0.1)]
 
 
 def fail(message):
-    print("table1_page.py: " + message, file=sys.stderr)
+    print("one_bit_table1.py: " + message, file=sys.stderr)
     sys.exit(2)
 
 
@@ -108,6 +99,18 @@ class Results:
             if l == label and all(abs(a - b) <= 1e-9 * max(1.0, abs(b)) for a, b in zip(c, cell)):
                 return entry
         return None
+
+    def curve_of(self, label, cell, metric):
+        """{iteration: value} of `label` in the cell nearest to `cell`, or None."""
+        for (l, c, m), curve in self.curve.items():
+            if l == label and m == metric and all(abs(a - b) <= 1e-9 * max(1.0, abs(b)) for a, b in zip(c, cell)):
+                return curve
+        return None
+
+    def samples(self, label):
+        """The labels `label` read (its final `samples`), or None without a trial."""
+        found = [e["samples"] for (l, _), e in self.final.items() if l == label]
+        return found[0] if found else None
 
     def value(self, label, cell, metric):
         entry = self.cell(label, cell)
@@ -149,26 +152,29 @@ def validation_choice(validation):
     return out
 
 
-def test_roles(test, choice, partial):
-    """role -> label in the test run. Checks that the test run holds exactly the chosen settings."""
-    roles = {"printed": PRINTED}
+def roles_of(run):
+    """role -> label in a test run (None: no trial of that role, a reduced run)."""
+    roles = {"printed": PRINTED if PRINTED in run.labels else None}
     for family, role in (("ours", "damped"), ("leml_100k", "leml_paper"), ("leml_1M", "leml_equal")):
-        present = [l for l in test.labels if l.split("@")[0] == family and l != PRINTED]
-        if family == "ours" and not present and PRINTED in test.labels:
-            present = [PRINTED]  # validation chose the printed step: damped = printed
-        if choice is not None:
-            label = choice[family][0]
-            if present and present != [label]:
-                fail("the test run holds %s but validation chose %s for %s: put the chosen setting in "
-                     "experiments/one_bit/table1.json and rerun" % (", ".join(present), label, family))
-            if not present and not partial:
-                fail("the test run has no trial of %s (chosen on validation for %s)" % (label, family))
-        elif len(present) > 1:
-            fail("the test run holds several settings of %s: %s" % (family, ", ".join(present)))
-        else:
-            label = present[0] if present else None
-        roles[role] = label
+        present = [l for l in run.labels if l.split("@")[0] == family and l != PRINTED]
+        if len(present) > 1:
+            fail("%s holds several settings of %s: %s" % (run.folder, family, ", ".join(present)))
+        roles[role] = present[0] if present else None
     return roles
+
+
+def check_against_choice(run, choice):
+    """A test run holds exactly the chosen label of each family (ours@c1 stands for a damped choice of c = 1)."""
+    for family in FAMILIES:
+        label = choice[family][0]
+        present = [l for l in run.labels if l.split("@")[0] == family and l != PRINTED]
+        if family == "ours" and label == PRINTED:
+            label_ok = not present
+        else:
+            label_ok = present == [label]
+        if not label_ok:
+            fail("%s holds %s but validation chose %s for %s: put the chosen setting in the experiment and rerun"
+                 % (run.folder, ", ".join(present) or "no setting", label, family))
 
 
 def check_settings(validation, test, roles):
@@ -206,11 +212,13 @@ def bold_best(cells, values, digits, lower):
 
 
 def role_header(role, label):
-    value = label.split("@")[1] if label else MISSING
+    if label is None:
+        return MISSING  # a reduced run without this role
+    value = label.split("@")[1]
     if role == "printed":
         return "ours, as printed (λ = √(2/π))"
     if role == "damped":
-        return "ours, step 1/%s (c = %s)" % (value[1:], value[1:]) if value != MISSING else "ours, damped"
+        return "ours, step 1/%s (c = %s)" % (value[1:], value[1:])
     if role == "leml_paper":
         return "LEML, the paper's m (penalty %s)" % value
     return "LEML, as many labels (penalty %s)" % value
@@ -226,8 +234,7 @@ def results_table(test, roles, columns, metric, digits, lower, first_header, ext
     """Rows = columns of Table 1, one cell per role, the best in bold; `extra` adds trailing cells."""
     header = [first_header] + [role_header(r, roles[r]) for r in ROLES] + (extra[0] if extra else [])
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    labels_row = [count(test.cell(roles[r], columns[0][0])["samples"]) if roles[r] and test.cell(roles[r], columns[0][0])
-                  else MISSING for r in ROLES]
+    labels_row = [count(test.samples(roles[r])) for r in ROLES]
     lines.append("| labels read | " + " | ".join(labels_row) + (" |" * (len(header) - 5)) + " |")
     for col in columns:
         cell, name = col[0], col[1]
@@ -243,7 +250,7 @@ def versus(test, roles, columns, a, b, metric, digits, lower):
     for col in columns:
         va, vb = test.value(roles[a], col[0], metric), test.value(roles[b], col[0], metric)
         if va is None or vb is None:
-            continue
+            return None  # a reduced run: the sentence needs every column
         measured += 1
         d = round(va, digits) - round(vb, digits)
         d = -d if lower else d
@@ -269,9 +276,9 @@ def wins(test, roles, columns):
     for metric, what, digits, lower in METRICS[:2]:
         short = "AUC" if metric == "auc" else "Hamming loss"
         for a, b in (("printed", "leml_equal"), ("damped", "leml_equal"), ("printed", "leml_paper"),
-                     ("damped", "leml_paper")):
-            lines.append("- %s, %s against %s: %s." % (short, NAMES[a], NAMES[b],
-                                                     versus(test, roles, columns, a, b, metric, digits, lower)))
+                     ("damped", "leml_paper"), ("damped", "printed")):
+            verdict = versus(test, roles, columns, a, b, metric, digits, lower)
+            lines.append(MISSING if verdict is None else "- %s, %s against %s: %s." % (short, NAMES[a], NAMES[b], verdict))
     return lines
 
 
@@ -280,9 +287,10 @@ def against_paper(test, roles, columns):
     parts = []
     for r in ROLES:
         paper = 2 if r in ("printed", "damped") else 3
-        above = [c for c in columns if test.value(roles[r], c[0], "auc") is not None
-                 and round(test.value(roles[r], c[0], "auc"), 4) > c[paper] / 100]
-        measured = [c for c in columns if test.value(roles[r], c[0], "auc") is not None]
+        if any(test.value(roles[r], c[0], "auc") is None for c in columns):
+            return MISSING  # a reduced run
+        above = [c for c in columns if round(test.value(roles[r], c[0], "auc"), 4) > c[paper] / 100]
+        measured = columns
         parts.append("%s above the paper's %s in %d of %d columns" % (NAMES[r], "ours" if paper == 2 else "LEML",
                                                                      len(above), len(measured)))
     return "- AUC against the paper's Table 1: " + "; ".join(parts) + "."
@@ -346,150 +354,48 @@ def block_unit_noise(unit, roles):
 
 
 def block_iterations(test, roles):
-    """Figure 1 in numbers: the recovery error after the start (0) and after each iteration."""
-    curves = {}
-    for (label, cell, metric), curve in test.curve.items():
-        for wanted in ITERATION_COLUMNS:
-            if metric == "recovery_error" and all(abs(a - b) <= 1e-12 for a, b in zip(cell, wanted)):
-                curves[(label, wanted)] = curve
-    iterations = sorted({i for curve in curves.values() for i in curve})
+    """Figure 1 in numbers: the recovery error after the start (0) and after each iteration; a row
+    for every role and column (`…` without its trial), at least the paper's 10 iterations."""
+    last = max([PAPER_ITERATIONS] + [max(c) for (_, _, m), c in test.curve.items() if m == "recovery_error" and c])
+    iterations = list(range(last + 1))
     lines = ["| column | estimator | " + " | ".join(str(i) for i in iterations) + " |",
              "|" + "---|" * (len(iterations) + 2)]
     names = {c: n for c, n, _, _ in COLUMNS}
     for cell in ITERATION_COLUMNS:
         for r in ROLES:
-            curve = curves.get((roles[r], cell))
-            if curve is not None:
-                lines.append("| %s | %s | %s |" % (names[cell], role_header(r, roles[r]),
-                                                    " | ".join(fmt(curve[i], 2) if i in curve else "" for i in iterations)))
+            curve = test.curve_of(roles[r], cell, "recovery_error") if roles[r] else None
+            cells = [MISSING] * len(iterations) if curve is None else \
+                [fmt(curve[i], 2) if i in curve else "" for i in iterations]
+            lines.append("| %s | %s | %s |" % (names[cell], role_header(r, roles[r]), " | ".join(cells)))
     return lines
 
 
-# ---- the page ----
-
-def blocks_of(page_text):
-    return {m.group(1): m.group(2) for m in
-            re.finditer(r"<!-- generated: ([\w-]+) -->\n(.*?)<!-- /generated: \1 -->", page_text, re.S)}
-
-
-def replace_block(page_text, name, body):
-    pattern = re.compile(r"(<!-- generated: %s -->\n).*?(<!-- /generated: %s -->)" % (re.escape(name), re.escape(name)), re.S)
-    if not pattern.search(page_text):
-        fail("the page has no block <!-- generated: %s --> … <!-- /generated: %s -->" % (name, name))
-    return pattern.sub(lambda m: m.group(1) + body + m.group(2), page_text, count=1)
-
-
-def number(cell):
-    text = cell.strip().strip("*").replace(" ", "").replace("%", "")
-    try:
-        return float(text), len(text.split(".")[1]) if "." in text else 0
-    except ValueError:
-        return None
-
-
-def partial_compare(name, page_body, fresh_body, ulps):
-    """Compares the numeric table cells present in both; returns (cells compared, differences)."""
-    def rows(body):
-        out, table = {}, 0
-        for line in body.splitlines():
-            if line.startswith("|"):
-                cells = [c.strip() for c in line.strip().strip("|").split("|")]
-                out[(table, cells[0], cells[1] if name == "one-bit-table1-iterations" else "")] = cells
-            elif out:
-                table += 1 if line.strip() == "" else 0
-        return out
-    page_rows, fresh_rows = rows(page_body), rows(fresh_body)
-    compared, differences = 0, []
-    for key, fresh in fresh_rows.items():
-        page = page_rows.get(key)
-        if page is None or len(page) != len(fresh):
-            continue
-        for p, f in zip(page, fresh):
-            if MISSING in f:
-                continue
-            pn, fn = number(p), number(f)
-            if pn is None or fn is None:
-                continue
-            compared += 1
-            unit = 10.0 ** -max(pn[1], fn[1])
-            if abs(pn[0] - fn[0]) > (ulps + 0.5) * unit:
-                differences.append("%s, row %s: page %s, results %s" % (name, key[1], p, f))
-    return compared, differences
-
+# ---- the blocks ----
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("results", help="folder holding validation/, test/ and unit_noise/")
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--write", action="store_true", help="rewrite the generated blocks of the page")
-    mode.add_argument("--check", action="store_true", help="exit 1 with a diff when the page differs")
-    parser.add_argument("--partial", action="store_true",
-                        help="with --check: compare only the numbers RESULTS holds (a subset of the runs)")
-    parser.add_argument("--ulps", type=int, default=0,
-                        help="with --partial: allowed difference in units of a cell's last printed digit")
-    parser.add_argument("--page", default=PAGE, help="the page (default docs/one-bit-table1.md)")
+    parser.add_argument("block", choices=("table", "iterations", "unit-noise", "validation"))
+    parser.add_argument("folders", nargs="+", help="results folders (see usage)")
     args = parser.parse_args()
-    if args.partial and not args.check:
-        parser.error("--partial goes with --check")
-
-    folders = {name: os.path.join(args.results, name) for name in ("validation", "test", "unit_noise")}
-    present = {name: os.path.exists(os.path.join(f, "results.sqlite")) for name, f in folders.items()}
-    if not args.partial and not all(present.values()):
-        fail("missing %s (see --help for the runs that write them)"
-             % ", ".join(os.path.join(folders[n], "results.sqlite") for n, ok in present.items() if not ok))
-
-    loaded = {name: Results(f) for name, f in folders.items() if present[name]}
-    choice = validation_choice(loaded["validation"]) if "validation" in loaded else None
-    blocks = {}
-    if choice is not None:
-        blocks["one-bit-table1-validation"] = block_validation(choice)
-    for name, builders in (("test", (("one-bit-table1", block_main), ("one-bit-table1-iterations", block_iterations))),
-                           ("unit_noise", (("one-bit-table1-unit-noise", block_unit_noise),))):
-        if name not in loaded:
-            continue
-        roles = test_roles(loaded[name], choice, args.partial)
-        if choice is not None:
-            check_settings(loaded["validation"], loaded[name], roles)
-        for block, build in builders:
-            blocks[block] = build(loaded[name], roles)
-    fresh = {name: "\n".join(lines) + "\n" for name, lines in blocks.items()}
-
-    if not args.write and not args.check:
-        for name, body in fresh.items():
-            print("<!-- generated: %s -->\n%s<!-- /generated: %s -->\n" % (name, body, name))
-        return 0
-    with open(args.page, encoding="utf-8") as f:
-        page_text = f.read()
-    if args.write:
-        for name, body in fresh.items():
-            page_text = replace_block(page_text, name, body)
-        with open(args.page, "w", encoding="utf-8") as f:
-            f.write(page_text)
-        print("wrote %d blocks of %s" % (len(fresh), args.page))
-        return 0
-
-    on_page = blocks_of(page_text)
-    if args.partial:
-        compared, differences = 0, []
-        for name, body in fresh.items():
-            if name not in on_page:
-                fail("the page has no block %s" % name)
-            n, d = partial_compare(name, on_page[name], body, args.ulps)
-            compared, differences = compared + n, differences + d
-        if compared == 0:
-            fail("no number of the page is in %s: nothing compared" % args.results)
-        for line in differences:
-            print(line)
-        print("%d numbers compared, %d differ by more than %d unit(s) of the last digit"
-              % (compared, len(differences), args.ulps))
-        return 1 if differences else 0
-    status = 0
-    for name, body in fresh.items():
-        if on_page.get(name) != body:
-            status = 1
-            sys.stdout.writelines(difflib.unified_diff((on_page.get(name) or "").splitlines(True), body.splitlines(True),
-                                                       "page: " + name, "results: " + name))
-    return status
+    wanted = {"table": (1, 1), "iterations": (1, 1), "unit-noise": (1, 1), "validation": (2, 3)}[args.block]
+    if not wanted[0] <= len(args.folders) <= wanted[1]:
+        parser.error("%s takes %s results folder(s)" % (args.block, "-".join(map(str, sorted(set(wanted))))))
+    for folder in args.folders:
+        if not os.path.exists(os.path.join(folder, "results.sqlite")):
+            fail("no results.sqlite in %s" % folder)
+    runs = [Results(f) for f in args.folders]
+    if args.block == "validation":
+        validation, tests = runs[0], runs[1:]
+        choice = validation_choice(validation)
+        for run in tests:
+            check_against_choice(run, choice)
+            check_settings(validation, run, roles_of(run))
+        lines = block_validation(choice)
+    else:
+        build = {"table": block_main, "iterations": block_iterations, "unit-noise": block_unit_noise}[args.block]
+        lines = build(runs[0], roles_of(runs[0]))
+    print("\n".join(lines))
+    return 0
 
 
 if __name__ == "__main__":
