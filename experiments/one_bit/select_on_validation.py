@@ -6,7 +6,8 @@ this picks the VALUE whose final validation score (the last recorded iteration i
 a run with `evaluate_on: "validation"`) is best, then reports the final test scores of the run with
 that label and repetition in TEST_DIR (the same experiment, seed and split, scored on the test part).
 Runs that failed or diverged are not candidates; ties keep the first label in sorted order. A
-validation run of a single repetition chooses once, for every repetition of the test run.
+validation run of a single repetition chooses once, for every repetition of the test run. A run with
+several cells (a sweep, e.g. Table 1's columns) scores each label by its mean over the cells.
 
     experiments/one_bit/select_on_validation.py results/one_bit_yeast_validation results/one_bit_yeast
 
@@ -26,18 +27,39 @@ from plot_bits import export_rows  # noqa: E402
 NOT_CANDIDATES = {"failed", "diverged"}
 
 
+FIXED_COLUMNS = {"trial", "estimator", "label", "repetition", "status", "iteration", "samples", "seconds", "metric", "value"}
+
+
 def final_values(folder):
-    """(label, repetition) -> {"status", "samples", metric: value} at the last recorded iteration."""
+    """(label, repetition) -> {"status", "samples", "values": {metric: value}} at the last recorded
+    iteration. A run with several cells (sweep points) gives each metric's mean over the cells, and
+    the status "failed" when any cell failed, diverged or is missing (a mean over fewer cells would
+    not compare)."""
     last = {}
     for row in export_rows(folder):
-        key = (row["label"], int(row["repetition"]))
+        cell = tuple(sorted((k, v) for k, v in row.items() if k not in FIXED_COLUMNS))
+        key = (row["label"], int(row["repetition"]), cell)
         iteration = int(row["iteration"])
         entry = last.setdefault(key, {"iteration": -1, "values": {}})
         if iteration > entry["iteration"]:
             entry.update(iteration=iteration, values={}, status=row["status"], samples=float(row["samples"]))
         if iteration == entry["iteration"]:
             entry["values"][row["metric"]] = float(row["value"])
-    return last
+    cells = defaultdict(list)
+    for (label, rep, _), entry in last.items():
+        cells[(label, rep)].append(entry)
+    all_cells = len({cell for _, _, cell in last})
+    out = {}
+    for key, entries in cells.items():
+        if all_cells == 1:
+            out[key] = entries[0]
+            continue
+        metrics = set.intersection(*(set(e["values"]) for e in entries))
+        bad = [e["status"] for e in entries if e["status"] in NOT_CANDIDATES] + ["failed"] * (len(entries) < all_cells)
+        out[key] = {"iteration": max(e["iteration"] for e in entries), "status": bad[0] if bad else entries[0]["status"],
+                    "samples": statistics.mean(e["samples"] for e in entries),
+                    "values": {m: statistics.mean(e["values"][m] for e in entries) for m in metrics}}
+    return out
 
 
 def choose(validation, metric="auc", lower=False):
