@@ -205,8 +205,8 @@ def bold_best(cells, values, digits, lower):
     """Bold the best of `values` (at the printed precision; ties all bold)."""
     shown = [None if v is None else round(v, digits) for v in values]
     known = [v for v in shown if v is not None]
-    if len(known) < 2:
-        return cells
+    if len(known) < len(shown) or len(known) < 2:
+        return cells  # a reduced run: the best may be a cell it lacks
     best = min(known) if lower else max(known)
     return ["**%s**" % c if v == best else c for c, v in zip(cells, shown)]
 
