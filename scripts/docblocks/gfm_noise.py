@@ -4,13 +4,19 @@
 usage: gfm_noise.py table RESULTS_DIR    final combined error (median), noise σ × tail τ
        gfm_noise.py floors RESULTS_DIR   the floors in units of σ (no tail) and of τ (no noise),
                                          and how the tail's floor splits between M and w
+       gfm_noise.py approach RESULTS_DIR one sentence: the iterations each noisy cell takes to come
+                                         near its floor, against those the noise-free runs take to
+                                         fall below the same level
 (‖w*‖ = ‖M*‖₂ = 1 here, so the relative errors are the absolute ones.)
 """
+import statistics
 import sys
 
 from results import MISSING, axis, design, fail, median, select, sig, trials
 
 EXPERIMENT = "experiments/gfm/noise.json"
+NEAR = 1.25  # "near the floor": within this factor of it
+LAST = 10  # a run's floor is the median of its last LAST errors (the final one fluctuates)
 
 
 def final(ts, metric, sigma, tau):
@@ -46,15 +52,46 @@ def floors(ts, sigmas, taus):
     return lines
 
 
+def errors(t):
+    return [v for _, _, _, v in t.points["combined_error"]]
+
+
+def first_below(values, level):
+    return next((i for i, v in enumerate(values) if v <= level), None)
+
+
+def approach(ts, sigmas, taus):
+    clean = [errors(t) for t in select(ts, data__noise_std=0, data__tail=None)]
+    noisy, sooner = [], []
+    for s in sigmas:
+        for tau in taus:
+            runs = [errors(t) for t in select(ts, data__noise_std=s, data__tail=tau)]
+            if (s == 0 and tau is None) or not runs:
+                continue
+            floor = median([statistics.median(r[-LAST:]) for r in runs])
+            mine = median([first_below(r, NEAR * statistics.median(r[-LAST:])) for r in runs])
+            reference = [first_below(r, NEAR * floor) for r in clean]
+            if None in reference:
+                fail(f"a noise-free run never fell below {NEAR * floor:g}")
+            noisy.append(mine)
+            sooner.append(mine - median(reference))
+    if not noisy or not clean:
+        fail("needs the noise-free cell and at least one noisy one")
+    return [f"Iterations until the error is within {NEAR:g}× its floor (the median of its last {LAST} errors; median "
+            f"of {len(clean)} per cell): {min(noisy):g}–{max(noisy):g} over the {len(noisy)} noisy cells; the noise-free "
+            f"runs fall below the same levels between {min(sooner):g} and {max(sooner):g} iterations sooner."]
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("table", "floors"):
-        fail("usage: gfm_noise.py table|floors RESULTS_DIR")
+    commands = {"table": table, "floors": floors, "approach": approach}
+    if len(sys.argv) != 3 or sys.argv[1] not in commands:
+        fail("usage: gfm_noise.py table|floors|approach RESULTS_DIR")
     resolved = design(EXPERIMENT)
     sigmas, taus = axis(resolved, "data.noise_std"), axis(resolved, "data.tail")
     ts = trials(sys.argv[2])
     if not ts:
         fail(f"no trials in {sys.argv[2]}")
-    print("\n".join({"table": table, "floors": floors}[sys.argv[1]](ts, sigmas, taus)))
+    print("\n".join(commands[sys.argv[1]](ts, sigmas, taus)))
 
 
 if __name__ == "__main__":

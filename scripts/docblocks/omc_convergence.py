@@ -7,7 +7,9 @@ usage: omc_convergence.py convergence RESULTS_DIR
            median over the repetitions) in units of d k log d, condition number κ × rank k; then
            the trials' end states
        omc_convergence.py warm-start RESULTS_DIR
-           final relative error (median) per warm-start size (units of d k log d)
+           per warm-start size (units of d k log d): the error right after the warm start, the
+           observations to 1e-6 (warm start included) and the final error (medians); then the
+           trials' end states
 """
 import math
 import sys
@@ -49,10 +51,20 @@ def convergence(folder):
 def warm_start(folder):
     resolved = design("experiments/online_completion/warm_start.json")
     factors = axis(resolved, "estimators.0.warm_start_factor")
+    unit = resolved["data"]["d"] * resolved["data"]["rank"] * math.log(resolved["data"]["d"])
     ts = trials(folder)
     print("| warm start (d k log d) | " + " | ".join(f"{f:g}" for f in factors) + " |")
     print("|---" * (len(factors) + 1) + "|")
-    finals = [median([t.final(METRIC) for t in select(ts, estimators__0__warm_start_factor=f)]) for f in factors]
+    by_factor = [select(ts, estimators__0__warm_start_factor=f) for f in factors]
+    started = [median([t.points[METRIC][0][3] for t in mine]) for mine in by_factor]  # iteration 0: the warm start's estimate
+    print("| error after the warm start (median) | " + " | ".join(sig(v) for v in started) + " |")
+    reached = []
+    for mine in by_factor:
+        hits = [r[0] for r in (t.first_below(METRIC, 1e-6) for t in mine) if r]
+        reached.append(f"{median(hits) / unit:.1f}" if hits and len(hits) == len(mine)
+                       else f"{len(hits)} of {len(mine)} reached" if mine else MISSING)
+    print("| observations to 1e-6, d k log d (median) | " + " | ".join(reached) + " |")
+    finals = [median([t.final(METRIC) for t in mine]) for mine in by_factor]
     print("| final error (median) | " + " | ".join(sig(v) for v in finals) + " |")
     states = Counter(t["status"] for t in ts)
     print()
