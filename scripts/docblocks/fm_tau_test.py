@@ -10,7 +10,7 @@ usage: fm_tau_test.py spread       the delta-method standard error against the s
 import sys
 
 from catch_test import captured, run
-from results import count, fail, sig
+from results import count, fail, print_code, sig
 
 TESTS = "test_fm_subgaussian"
 # The test's enum Law, in its order: CAPTURE prints the index.
@@ -60,9 +60,7 @@ def acceptance():
 def refusal():
     assertions, _ = run(TESTS, "fm_moment_elimination: the refusal states*")
     (message,), = captured(assertions, "refused.summary.message")
-    print("```")
-    print(message)
-    print("```")
+    print_code(message)
 
 
 def main():

@@ -10,7 +10,7 @@ import re
 import sys
 
 from catch_test import captured, run
-from results import fail, sig
+from results import fail, print_code, sig
 
 TESTS = "test_gfm_one_pass"
 
@@ -18,9 +18,7 @@ TESTS = "test_gfm_one_pass"
 def divergence():
     assertions, _ = run(TESTS, "gfm_one_pass: far below the sample complexity*")
     (message,), = captured(assertions, "trace.summary.message")
-    print("```")
-    print(message)
-    print("```")
+    print_code(message)
 
 
 def noise_floor():

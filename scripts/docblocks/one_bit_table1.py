@@ -27,17 +27,15 @@ import argparse
 import json
 import math
 import os
-import sqlite3
 import sys
 from collections import defaultdict
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from results import MISSING, ROOT, store_rows  # noqa: E402  (MISSING: what a reduced --cheap run lacks)
 sys.path.insert(0, os.path.join(ROOT, "experiments", "one_bit"))
 from plot_bits import export_rows  # noqa: E402
 from select_on_validation import NOT_CANDIDATES, choose, final_values  # noqa: E402
 
-MISSING = "…"  # a cell or sentence without its trials (a reduced --cheap run)
 PRINTED = "ours@c1"  # Algorithm 1 as printed: λ = √(2/π), the full step W + H
 FAMILIES = ("ours", "leml_100k", "leml_1M")
 
@@ -121,16 +119,14 @@ class Results:
     def configs(self):
         """label -> (data seeds, estimator settings without the label, data settings without the swept
         noise_std and flip_probability) from results.sqlite."""
-        db = sqlite3.connect("file:%s?mode=ro" % os.path.join(self.folder, "results.sqlite"), uri=True)
         out = {}
-        for label, seed, config in db.execute("SELECT label, data_seed, config FROM trials"):
+        for label, seed, config in store_rows(self.folder, "SELECT label, data_seed, config FROM trials"):
             config = json.loads(config)
             estimator = {k: v for k, v in config.get("estimator", {}).items() if k != "label"}
             data = {k: v for k, v in config.get("data", {}).items() if k not in ("noise_std", "flip_probability")}
             seeds = out.get(label, (set(),))[0]
             seeds.add(seed)
             out[label] = (seeds, estimator, data)
-        db.close()
         return out
 
 

@@ -12,7 +12,7 @@ import re
 import sys
 
 from catch_test import captured, run
-from results import fail, sig
+from results import fail, print_code, sig
 
 TESTS = "test_online_completion"
 
@@ -23,9 +23,7 @@ def floor():
     messages = [m for (m,) in captured(assertions, "r.summary.message")]
     if len(messages) < 2:
         fail(f"expected the messages of both tests, captured {len(messages)}")
-    print("```")
-    print("\n".join(dict.fromkeys(messages)))
-    print("```")
+    print_code("\n".join(dict.fromkeys(messages)))
 
 
 def recovery():

@@ -17,6 +17,23 @@ def rankone():
     return os.environ.get("RANKONE_BIN", os.path.join(ROOT, "build", "bin", "rankone"))
 
 
+def print_code(text):
+    """Prints text as a fenced code block: how the pages show a program's own output."""
+    print("```")
+    print(text)
+    print("```")
+
+
+def store_rows(folder, sql):
+    """The rows of a read-only query of the folder's results.sqlite (the store is rankone's: never written)."""
+    import sqlite3  # standard library
+    db = sqlite3.connect(f"file:{os.path.join(folder, 'results.sqlite')}?mode=ro", uri=True)
+    try:
+        return db.execute(sql).fetchall()
+    finally:
+        db.close()
+
+
 def export(folder):
     """Long-format rows of `rankone export FOLDER --format csv`."""
     out = subprocess.run([rankone(), "export", folder, "--format", "csv"], check=True, capture_output=True, text=True).stdout
@@ -60,13 +77,8 @@ def trials(folder):
     for t in by_key.values():
         for pts in t.points.values():
             pts.sort()
-    import sqlite3  # standard library; read-only, the store is rankone's
-    db = sqlite3.connect(f"file:{os.path.join(folder, 'results.sqlite')}?mode=ro", uri=True)
-    try:
-        rows = db.execute("SELECT key, estimator, label, repetition, coordinates, status, message, seconds, iterations "
-                          "FROM trials").fetchall()
-    finally:
-        db.close()
+    rows = store_rows(folder, "SELECT key, estimator, label, repetition, coordinates, status, message, seconds, "
+                              "iterations FROM trials")
     for key, estimator, label, repetition, coordinates, status, message, seconds, iterations in rows:
         if key not in by_key:
             info = {"trial": key, "estimator": estimator, "label": label, "repetition": str(repetition), "status": status}
@@ -164,38 +176,23 @@ def contraction(points, floor=1e-11):
 
 def stored_experiment(folder):
     """The resolved experiment of the folder's latest run, as the store recorded it (runs table)."""
-    import sqlite3  # standard library; read-only, the store is rankone's
-    db = sqlite3.connect(f"file:{os.path.join(folder, 'results.sqlite')}?mode=ro", uri=True)
-    try:
-        row = db.execute("SELECT experiment FROM runs ORDER BY id DESC LIMIT 1").fetchone()
-    finally:
-        db.close()
-    if row is None:
+    rows = store_rows(folder, "SELECT experiment FROM runs ORDER BY id DESC LIMIT 1")
+    if not rows:
         fail(f"{folder}: no run recorded")
-    return json.loads(row[0])
+    return json.loads(rows[0][0])
 
 
 def experiment_file(folder):
     """The experiment file of the folder's latest run (the store's runs table), as the run named it."""
-    import sqlite3
-    db = sqlite3.connect(f"file:{os.path.join(folder, 'results.sqlite')}?mode=ro", uri=True)
-    try:
-        row = db.execute("SELECT experiment_file FROM runs ORDER BY id DESC LIMIT 1").fetchone()
-    finally:
-        db.close()
-    if row is None:
+    rows = store_rows(folder, "SELECT experiment_file FROM runs ORDER BY id DESC LIMIT 1")
+    if not rows:
         fail(f"{folder}: no run recorded")
-    return row[0]
+    return rows[0][0]
 
 
 def stored_column(folder, column):
     """One column of the store's trials table (cell, diagnostics, …), by trial key; JSON text decoded."""
-    import sqlite3
-    db = sqlite3.connect(f"file:{os.path.join(folder, 'results.sqlite')}?mode=ro", uri=True)
-    try:
-        rows = db.execute(f"SELECT key, {column} FROM trials").fetchall()
-    finally:
-        db.close()
+    rows = store_rows(folder, f"SELECT key, {column} FROM trials")
     return {key: json.loads(v) if isinstance(v, str) and v[:1] in "{[" else v for key, v in rows}
 
 

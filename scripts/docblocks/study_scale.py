@@ -11,14 +11,13 @@ import datetime
 import os
 import re
 import shlex
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 
 from machine import lscpu, short
-from results import ROOT, count, fail, machine_of, rankone
+from results import ROOT, count, fail, machine_of, rankone, store_rows
 
 EXPERIMENT = "experiments/tutorial/scale_10000.json"
 MB = 1e6
@@ -41,13 +40,10 @@ def timed(args):
 
 def stored_run(folder):
     """(trials stored by it, its wall seconds, its command) of the run that stored the most trials."""
-    db = sqlite3.connect(f"file:{os.path.join(folder, 'results.sqlite')}?mode=ro", uri=True)
-    try:
-        row = db.execute("SELECT COUNT(*), runs.started, runs.ended, runs.command FROM trials JOIN runs ON runs.id = trials.run_id "
-                         "GROUP BY runs.id ORDER BY COUNT(*) DESC LIMIT 1").fetchone()
-        points = db.execute("SELECT COUNT(*) FROM points").fetchone()[0]
-    finally:
-        db.close()
+    found = store_rows(folder, "SELECT COUNT(*), runs.started, runs.ended, runs.command FROM trials JOIN runs "
+                               "ON runs.id = trials.run_id GROUP BY runs.id ORDER BY COUNT(*) DESC LIMIT 1")
+    row = found[0] if found else None
+    points = store_rows(folder, "SELECT COUNT(*) FROM points")[0][0]
     if row is None or row[2] is None:
         fail(f"{folder}: no completed run stored its trials")
     stamp = lambda s: datetime.datetime.fromisoformat(s.replace("Z", "+00:00"))  # noqa: E731

@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 
-from results import fail, rankone
+from results import fail, print_code, rankone
 
 
 def main():
@@ -32,9 +32,7 @@ def main():
         if not found:
             fail(f"rankone test-plugin {path} printed no line starting with {prefix!r}")
         lines.append(found[0])
-    print("```")
-    print("\n".join(lines))
-    print("```")
+    print_code("\n".join(lines))
 
 
 if __name__ == "__main__":

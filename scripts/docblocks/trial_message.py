@@ -6,7 +6,7 @@ usage: trial_message.py RESULTS_DIR LABEL REPETITION [PATH=VALUE ...]    (VALUE 
 """
 import sys
 
-from results import fail, select, trials, value
+from results import fail, print_code, select, trials, value
 
 
 def main():
@@ -17,9 +17,7 @@ def main():
     found = [t for t in select(trials(folder), **where) if t["label"] == label and t["repetition"] == repetition]
     if len(found) != 1:
         fail(f"{folder}: {len(found)} trials labelled {label}, repetition {repetition}, {where} (expected one)")
-    print("```")
-    print(found[0]["message"])
-    print("```")
+    print_code(found[0]["message"])
 
 
 if __name__ == "__main__":

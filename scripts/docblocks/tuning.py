@@ -1,5 +1,5 @@
 """Choosing a baseline's setting on validation problems, and checking a test run against that
-choice: the rule of issue 18, "equal data, tuned on validation, both reported" (standard library).
+choice: the project's rule for comparisons, "equal data, tuned on validation, both reported" (standard library).
 
 A validation run is the test experiment on another seed (another planted truth, other draws),
 holding each tuned baseline under its test label at several settings (sweep coordinates or
@@ -10,19 +10,16 @@ under the tuned label the page names; `check_test` refuses anything else.
 """
 import json
 import os
-import sqlite3
 import sys
+
+from results import store_rows
 
 NOT_CANDIDATES = ("failed", "diverged")  # a setting with such a trial is not a candidate
 
 
 def configurations(folder):
     """trial key -> {"cell", "estimator" (settings without the label), "data", "data_seed"}."""
-    db = sqlite3.connect(f"file:{os.path.join(folder, 'results.sqlite')}?mode=ro", uri=True)
-    try:
-        rows = db.execute("SELECT key, cell, data_seed, config FROM trials").fetchall()
-    finally:
-        db.close()
+    rows = store_rows(folder, "SELECT key, cell, data_seed, config FROM trials")
     out = {}
     for key, cell, data_seed, config in rows:
         config = json.loads(config)
