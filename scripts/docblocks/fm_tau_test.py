@@ -7,10 +7,9 @@ usage: fm_tau_test.py spread       the delta-method standard error against the s
        fm_tau_test.py acceptance   smallest bounds of τ > 0 laws, τ = 0 refusals, a law just below the threshold
        fm_tau_test.py refusal      the message of a refused run
 """
-import sys
 
 from catch_test import captured, run
-from results import count, fail, print_code, sig
+from results import count, fail, print_code, run_subcommand, sig
 
 TESTS = "test_fm_subgaussian"
 # The test's enum Law, in its order: CAPTURE prints the index.
@@ -64,10 +63,7 @@ def refusal():
 
 
 def main():
-    commands = {"spread": spread, "acceptance": acceptance, "refusal": refusal}
-    if len(sys.argv) != 2 or sys.argv[1] not in commands:
-        fail("usage: fm_tau_test.py spread|acceptance|refusal")
-    commands[sys.argv[1]]()
+    run_subcommand({"spread": spread, "acceptance": acceptance, "refusal": refusal})
 
 
 if __name__ == "__main__":

@@ -7,10 +7,9 @@ usage: gfm_one_pass_tests.py divergence    the message of the test's diverging r
        gfm_one_pass_tests.py calibration   worst final error and rate over the hidden calibration test's seeds
 """
 import re
-import sys
 
 from catch_test import captured, run
-from results import fail, print_code, sig
+from results import fail, print_code, run_subcommand, sig
 
 TESTS = "test_gfm_one_pass"
 
@@ -39,10 +38,7 @@ def calibration():
 
 
 def main():
-    commands = {"divergence": divergence, "noise-floor": noise_floor, "calibration": calibration}
-    if len(sys.argv) != 2 or sys.argv[1] not in commands:
-        fail("usage: gfm_one_pass_tests.py divergence|noise-floor|calibration")
-    commands[sys.argv[1]]()
+    run_subcommand({"divergence": divergence, "noise-floor": noise_floor, "calibration": calibration})
 
 
 if __name__ == "__main__":

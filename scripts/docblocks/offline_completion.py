@@ -8,11 +8,10 @@ usage: offline_completion.py regularization RESULTS_DIR   (experiments/online_co
        offline_completion.py test-fit RESULTS_DIR         (experiments/online_completion/too_few_entries.json)
            per estimator: the end state, the fit on the held-out test set and the hint
 """
-import sys
 from collections import Counter
 
 from fit_floor import span
-from results import contraction, diagnostics, fail, stored_experiment, trials
+from results import contraction, diagnostics, fail, run_subcommand, stored_experiment, trials
 
 METRIC = "relative_error_M"
 REGULARIZATION = "estimators.0.regularization"
@@ -51,10 +50,7 @@ def test_fit(folder):
 
 
 def main():
-    commands = {"regularization": regularization, "test-fit": test_fit}
-    if len(sys.argv) != 3 or sys.argv[1] not in commands:
-        fail("usage: offline_completion.py regularization|test-fit RESULTS_DIR")
-    commands[sys.argv[1]](sys.argv[2])
+    run_subcommand({"regularization": regularization, "test-fit": test_fit}, ("RESULTS_DIR",))
 
 
 if __name__ == "__main__":

@@ -240,6 +240,17 @@ def results_table(test, roles, columns, metric, digits, lower, first_header, ext
     return lines
 
 
+def metric_tables(run, roles, columns, metrics, first_header, auc_extra):
+    """One titled results table per metric; the AUC table gets the trailing cells of `auc_extra`."""
+    lines = []
+    for metric, what, digits, lower in metrics:
+        extra = auc_extra if metric == "auc" else None
+        lines += ["**%s**" % what, ""]
+        lines += results_table(run, roles, columns, metric, digits, lower, first_header, extra)
+        lines.append("")
+    return lines
+
+
 def versus(test, roles, columns, a, b, metric, digits, lower):
     """Where role a is ahead of, tied with and behind role b (at the printed precision), with a − b."""
     ahead, tied, behind, measured = [], [], [], 0
@@ -295,14 +306,8 @@ def against_paper(test, roles, columns):
 def block_main(test, roles):
     lines = ["Final values on the 10 000 clean test instances (all 200 labels each), one repetition (seed 2017);",
              "the best of the four in bold. `labels read`: the store's `samples` (one label per instance).", ""]
-    for metric, what, digits, lower in METRICS:
-        extra = None
-        if metric == "auc":
-            extra = (["paper: ours", "paper: LEML"], lambda col: ["%.4f" % (col[2] / 100), "%.4f" % (col[3] / 100)])
-        lines.append("**%s**" % what)
-        lines.append("")
-        lines += results_table(test, roles, COLUMNS, metric, digits, lower, "column", extra)
-        lines.append("")
+    paper = (["paper: ours", "paper: LEML"], lambda col: ["%.4f" % (col[2] / 100), "%.4f" % (col[3] / 100)])
+    lines += metric_tables(test, roles, COLUMNS, METRICS, "column", paper)
     lines.append("**Who wins where** (ahead = better at the printed precision; in brackets the first minus the second):")
     lines.append("")
     lines += wins(test, roles, COLUMNS)
@@ -333,16 +338,9 @@ def block_validation(choice):
 
 def block_unit_noise(unit, roles):
     columns = [(cell, "σ = %.1f (`noise_std` %.3f)" % (s, cell[0]), paper, s, "σ = %.1f" % s) for cell, s, paper in UNIT_NOISE]
-    lines = []
-    for metric, what, digits, lower in METRICS[:2]:
-        extra = None
-        if metric == "auc":
-            extra = (["labels flipped by the noise", "paper: ours"],
-                     lambda col: ["%.1f %%" % (100 * math.atan(col[3]) / math.pi), "%.4f" % (col[2] / 100)])
-        lines.append("**%s**" % what)
-        lines.append("")
-        lines += results_table(unit, roles, columns, metric, digits, lower, "σ (noise std on x'w_j)", extra)
-        lines.append("")
+    flipped_and_paper = (["labels flipped by the noise", "paper: ours"],
+                         lambda col: ["%.1f %%" % (100 * math.atan(col[3]) / math.pi), "%.4f" % (col[2] / 100)])
+    lines = metric_tables(unit, roles, columns, METRICS[:2], "σ (noise std on x'w_j)", flipped_and_paper)
     lines.append("**Who wins where** (as above):")
     lines.append("")
     lines += wins(unit, roles, columns)

@@ -7,10 +7,9 @@ usage: one_bit_tests.py recovery   one_bit_mll's recovery error and average AUC 
        one_bit_tests.py leml       leml's average AUC on the one_bit_mll test problem
 """
 import re
-import sys
 
 from catch_test import run
-from results import fail, sig
+from results import fail, run_subcommand, sig
 
 TESTS = "test_one_bit_multilabel"
 
@@ -37,10 +36,7 @@ def leml():
 
 
 def main():
-    commands = {"recovery": recovery, "leml": leml}
-    if len(sys.argv) != 2 or sys.argv[1] not in commands:
-        fail("usage: one_bit_tests.py recovery|leml")
-    commands[sys.argv[1]]()
+    run_subcommand({"recovery": recovery, "leml": leml})
 
 
 if __name__ == "__main__":

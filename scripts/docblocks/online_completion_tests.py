@@ -9,10 +9,9 @@ usage: online_completion_tests.py floor      the messages of the noise-floor tes
        online_completion_tests.py offline    the error at the start and at the end of als_completion's and sgd_mf's recovery test
 """
 import re
-import sys
 
 from catch_test import captured, run
-from results import fail, print_code, sig
+from results import fail, print_code, run_subcommand, sig
 
 TESTS = "test_online_completion"
 
@@ -50,10 +49,7 @@ def offline():
 
 
 def main():
-    commands = {"floor": floor, "recovery": recovery, "offline": offline}
-    if len(sys.argv) != 2 or sys.argv[1] not in commands:
-        fail("usage: online_completion_tests.py floor|recovery|offline")
-    commands[sys.argv[1]]()
+    run_subcommand({"floor": floor, "recovery": recovery, "offline": offline})
 
 
 if __name__ == "__main__":

@@ -17,6 +17,14 @@ def rankone():
     return os.environ.get("RANKONE_BIN", os.path.join(ROOT, "build", "bin", "rankone"))
 
 
+def run_subcommand(commands, operands=()):
+    """Calls the function of `commands` that argv[1] names with the rest of argv (`operands` names
+    them for the usage line): the command line every printer with subcommands shares."""
+    if len(sys.argv) != 2 + len(operands) or sys.argv[1] not in commands:
+        fail(" ".join(["usage:", os.path.basename(sys.argv[0]), "|".join(commands), *operands]))
+    commands[sys.argv[1]](*sys.argv[2:])
+
+
 def print_code(text):
     """Prints text as a fenced code block: how the pages show a program's own output."""
     print("```")

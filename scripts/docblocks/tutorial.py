@@ -12,9 +12,8 @@ usage: tutorial.py rows RESULTS_DIR      the lines of the page's `.rows` file: t
 """
 import json
 import subprocess
-import sys
 
-from results import MISSING, axis, count, design, export, fail, rankone, sig
+from results import axis, count, design, export, fail, MISSING, rankone, run_subcommand, sig
 
 EXPERIMENT = "experiments/tutorial/gfm_vs_spectral.json"
 DIMENSION, BATCH = "data.d", "estimators.0.batch_size"
@@ -67,10 +66,7 @@ def summary(folder):
 
 
 def main():
-    commands = {"rows": rows, "summary": summary}
-    if len(sys.argv) != 3 or sys.argv[1] not in commands:
-        fail("usage: tutorial.py rows|summary RESULTS_DIR")
-    commands[sys.argv[1]](sys.argv[2])
+    run_subcommand({"rows": rows, "summary": summary}, ("RESULTS_DIR",))
 
 
 if __name__ == "__main__":
