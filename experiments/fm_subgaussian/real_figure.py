@@ -2,103 +2,90 @@
 """Figure of the real-data experiments (docs/fm_subgaussian_real_data.md): 5-fold CV test RMSE
 against the rank for fm, ifm and fm_moment_elimination (their other hyper-parameters chosen on
 the validation folds at each rank, by `rankone select` with the rank left out of --tune), and
-ridge (its penalty chosen on validation) as a horizontal band. Needs gnuplot; standard library only.
+ridge (its penalty chosen on validation) as a horizontal band. Needs python3-matplotlib
+(scripts/setup --plots).
 
-  experiments/fm_subgaussian/real_figure.py RESULTS concrete --out docs/figures/fm_real_concrete.png
+  experiments/fm_subgaussian/real_figure.py RIDGE FM IFM FME --title concrete --out docs/figures/fm_real_concrete.png
 
-RESULTS holds the folders real_<dataset>_<estimator> written by
-  rankone run experiments/fm_subgaussian/real_<dataset>_<estimator>.json --out RESULTS/real_<dataset>_<estimator>
+RIDGE … FME are the results folders of experiments/fm_subgaussian/real_<dataset>_{ridge,fm,ifm,fme}.json.
 The rankone binary is build/bin/rankone, or $RANKONE_BIN.
 """
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
-import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXE = os.environ.get("RANKONE_BIN", os.path.join(ROOT, "build", "bin", "rankone"))
 SELECT = ["--metric", "test_rmse", "--validation", "data.evaluate_on=validation", "--average", "data.validation_fold",
           "--outer", "data.test_fold", "--format", "json"]
-ESTIMATORS = [("fm", "fm (SGD)"), ("ifm", "ifm"), ("fme", "fm\\_moment\\_elimination")]
+CURVES = [("fm", "fm (SGD)"), ("ifm", "ifm"), ("fme", "fm_moment_elimination")]
 
 
 def rankone(*args):
     return subprocess.run([EXE, *args], check=True, capture_output=True, text=True).stdout
 
 
-def tuned_paths(folder):
-    """Every swept estimator coordinate of a results folder."""
-    rows = json.loads(rankone("summarize", folder, "--format", "json"))
-    return sorted(k for k in rows[0]["coordinates"] if k.startswith("estimators."))
-
-
 def per_rank(folder):
-    """rank -> (mean, sd, folds tested) of the test RMSE, the other hyper-parameters selected per rank."""
-    tune = [p for p in tuned_paths(folder) if p != "estimators.0.rank"]
+    """rank -> (mean, sd, folds tested) of the test RMSE, the other hyper-parameters selected per rank;
+    empty when no trial recorded a point (every one failed before its first iteration)."""
+    rows = json.loads(rankone("summarize", folder, "--format", "json"))
+    if not rows:
+        return {}
+    tune = sorted(k for k in rows[0]["coordinates"] if k.startswith("estimators.") and k != "estimators.0.rank")
     doc = json.loads(rankone("select", folder, "--tune", ",".join(tune), *SELECT))
-    out = {}
-    for a in doc["aggregate"]:
-        if a["tested"]:
-            out[a["group"]["estimators.0.rank"]] = (a["test_mean"], a["test_sd"], a["tested"])
-    return out
+    return {a["group"]["estimators.0.rank"]: (a["test_mean"], a["test_sd"] or 0.0, a["tested"])
+            for a in doc["aggregate"] if a["tested"]}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results")
-    ap.add_argument("dataset")
+    ap.add_argument("ridge")
+    ap.add_argument("fm")
+    ap.add_argument("ifm")
+    ap.add_argument("fme")
+    ap.add_argument("--title", required=True, help="the data set's name")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
-    folder = lambda e: os.path.join(args.results, f"real_{args.dataset}_{e}")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
 
-    ridge = json.loads(rankone("select", folder("ridge"), "--tune", "estimators.0.l2", *SELECT))["aggregate"][0]
-    curves = {e: per_rank(folder(e)) for e, _ in ESTIMATORS}
-    ranks = sorted({r for c in curves.values() for r in c})
-    with tempfile.TemporaryDirectory() as tmp:
-        data = os.path.join(tmp, "curves.dat")
-        with open(data, "w") as f:
-            for e, _ in ESTIMATORS:
-                f.write(f"# {e}: rank mean sd folds\n")
-                for r in ranks:
-                    if r in curves[e]:
-                        f.write("%d %.6g %.6g %d\n" % (r, *curves[e][r]))
-                f.write("\n\n")
-        lo, hi = ridge["test_mean"] - ridge["test_sd"], ridge["test_mean"] + ridge["test_sd"]
-        values = [m - sd for c in curves.values() for m, sd, _ in c.values()] + [lo]
-        tops = [m + sd for c in curves.values() for m, sd, _ in c.values()] + [hi]
-        margin = 0.05 * (max(tops) - min(values))
-        notes = []
-        plots = [f"{lo:.6g} with filledcurves y1={hi:.6g} lc rgb '#dddddd' title 'ridge ± sd'",
-                 f"{ridge['test_mean']:.6g} with lines lc rgb '#555555' dt 2 title 'ridge'"]
-        for i, (e, title) in enumerate(ESTIMATORS):
-            if curves[e]:
-                plots.append(f"'{data}' index {i} using 1:2:3 with yerrorlines pt 7 title '{title}'")
-                # Points averaged over fewer than 5 outer folds (the others failed) say so.
-                plots.append(f"'{data}' index {i} using 1:2:($4 < 5 ? sprintf('%d/5 folds', $4) : '') "
-                             "with labels offset 0,-1 font ',9' notitle")
-            else:
-                print(f"{e}: no rank has a test score (every candidate failed)", file=sys.stderr)
-                notes.append(f"set label {len(notes) + 1} '{title}: no test score (every trial failed)' "
-                             f"at graph 0.02, graph {0.05 + 0.06 * len(notes)} font ',10'")
-        script = f"""
-set terminal pngcairo size 720,440 font ',11'
-set output '{os.path.abspath(args.out)}'
-set title '{args.dataset}: 5-fold CV test RMSE (hyper-parameters chosen on validation folds at each rank)'
-set xlabel 'rank k'
-set ylabel 'test RMSE'
-set logscale x 2
-set xrange [0.8:{max(ranks) * 1.25 if ranks else 10}]
-set yrange [{min(values) - margin:.6g}:{max(tops) + 4 * margin:.6g}]
-set key top left horizontal maxcols 2 font ',10'
-set grid
-{chr(10).join(notes)}
-plot {', '.join(plots)}
-"""
-        subprocess.run(["gnuplot"], input=script, text=True, check=True)
-    print(f"wrote {args.out}")
+    ridge = json.loads(rankone("select", args.ridge, "--tune", "estimators.0.l2", *SELECT))["aggregate"][0]
+    fig, ax = plt.subplots(figsize=(7.2, 4.4))
+    mean, sd = ridge["test_mean"], ridge["test_sd"] or 0.0
+    ax.axhspan(mean - sd, mean + sd, color="#dddddd", label="ridge ± sd")
+    ax.axhline(mean, color="#555555", linestyle="--", label="ridge")
+    notes, spans = [], [(mean - sd, mean + sd)]  # (bottom, top) of every bar
+    for key, title in CURVES:
+        curve = per_rank(getattr(args, key))
+        if not curve:  # every candidate failed: said in the figure, not left out silently
+            notes.append(f"{title}: no test score (every trial failed)")
+            continue
+        ranks = sorted(curve)
+        spans += [(curve[r][0] - curve[r][1], curve[r][0] + curve[r][1]) for r in ranks]
+        line = ax.errorbar(ranks, [curve[r][0] for r in ranks], yerr=[curve[r][1] for r in ranks],
+                           marker="o", capsize=3, label=title)
+        for r in ranks:  # a point averaged over fewer than 5 outer folds says so
+            if curve[r][2] < 5:
+                ax.annotate(f"{curve[r][2]}/5 folds", (r, curve[r][0]), textcoords="offset points", xytext=(0, -14),
+                            ha="center", fontsize=8, color=line[0].get_color())
+    for i, note in enumerate(notes):
+        ax.text(0.02, 0.05 + 0.07 * i, note, transform=ax.transAxes, fontsize=9)
+    # A bar far from ridge (one stalled fold) would squash the rest: the axis stays within [0, 2 × ridge's RMSE].
+    low, high = max(min(lo for lo, _ in spans), 0.0), min(max(hi for _, hi in spans), 2 * mean)
+    ax.set_ylim(low - 0.05 * (high - low), high + 0.25 * (high - low))
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("rank k")
+    ax.set_ylabel("test RMSE")
+    ax.set_title(f"{args.title}: 5-fold CV test RMSE (hyper-parameters chosen on validation folds at each rank)",
+                 fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", ncol=2, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(args.out, dpi=100)
+    print(f"wrote {args.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":
