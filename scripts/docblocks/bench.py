@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Runs a Google Benchmark suite of the build and prints a performance page's measured block.
+
+usage: bench.py one-bit     docs/one-bit-performance.md: an iteration of one_bit_mll against its dense products
+       bench.py gfm         docs/gfm-performance.md: a gFM iteration against its products, the start, whole runs
+       bench.py omc         docs/online-completion-performance.md: omc_psd against the bare loop, omc_general, sgd_mf
+       bench.py sources     docs/file-sources-performance.md: read throughput and peak memory per file format
+
+The suites are beside the rankone binary ($RANKONE_BIN, default build/bin/rankone). Every figure
+is CPU time (the machines are shared: a ratio of two CPU times of one run holds under load), and
+the block ends with the machine and its load before and after the run.
+"""
+import json
+import os
+import subprocess
+
+from results import count, fail, print_code, rankone, run_subcommand
+
+
+def machine_line():
+    out = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "machine.py"), "--short"],
+                         capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def load():
+    return os.getloadavg()[0]
+
+
+class Suite:
+    """One run of a benchmark binary: its results by name (aggregate means when repeated)."""
+
+    def __init__(self, name, *args):
+        binary = os.path.join(os.path.dirname(rankone()), name)
+        if not os.path.exists(binary):
+            fail(f"{binary} is not built (cmake --build build --target {name})")
+        self.load_before = load()
+        out = subprocess.run([binary, "--benchmark_format=json", *args], capture_output=True, text=True)
+        if out.returncode != 0:
+            fail(f"{name} exited {out.returncode}: {out.stderr.strip()[-400:]}")
+        self.load_after = load()
+        self.by_name = {}
+        for b in json.loads(out.stdout)["benchmarks"]:
+            if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "mean":
+                continue
+            self.by_name[b.get("run_name", b["name"])] = b
+        self.text = out.stdout
+
+    def get(self, prefix):
+        for name, b in self.by_name.items():
+            if name == prefix or name.startswith(prefix + "/"):
+                return b
+        fail(f"no benchmark {prefix} in the run (have: {', '.join(self.by_name)})")
+
+    def cpu(self, prefix):
+        """CPU seconds per iteration."""
+        b = self.get(prefix)
+        return b["cpu_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
+
+    def rate(self, prefix):
+        return self.get(prefix)["items_per_second"]
+
+    def where(self):
+        return f"Measured on {machine_line().rsplit(', load ', 1)[0]}, load {self.load_before:.1f} → {self.load_after:.1f}."
+
+
+def ms(seconds):
+    return f"{seconds * 1e3:.0f} ms"
+
+
+def si(x):
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if x >= scale:
+            return f"{x / scale:.3g} {unit}"
+    return f"{x:.3g}"
+
+
+def one_bit():
+    s = Suite("bench_one_bit", "--benchmark_repetitions=3", "--benchmark_report_aggregates_only=true")
+    iteration, copy = s.cpu("BM_OneBitIteration"), s.cpu("BM_BatchCopy")
+    project, accumulate = s.cpu("BM_DenseProjectTransposed"), s.cpu("BM_DenseAccumulate")
+    bound = 3 * project + 2 * accumulate
+    print("CPU time, mean of 3 repetitions:")
+    print()
+    print("| benchmark | CPU time |")
+    print("|---|---|")
+    print(f"| `BM_OneBitIteration` (one full iteration, incl. batch copy) | {ms(iteration)} |")
+    print(f"| `BM_BatchCopy` (the replay's batch copy, measured alone) | {ms(copy)} |")
+    print(f"| `BM_DenseProjectTransposed` (`X'P`, 100 000 × 500 × 6) | {ms(project)} |")
+    print(f"| `BM_DenseAccumulate` (`X G`, 500 × 100 000 × 6) | {ms(accumulate)} |")
+    print(f"| → lower bound 3 × `X'P` + 2 × `X G` | {ms(bound)} |")
+    print(f"| `BM_SourceDraw` (100 000 Gaussian instances + labels) | {ms(s.cpu('BM_SourceDraw'))} |")
+    print()
+    print(f"One iteration, the replay's batch copy included, costs **{iteration / bound:.2f} ×** the five unavoidable "
+          f"dense products and {iteration / s.cpu('BM_SourceDraw'):.2f} × drawing its batch. The ratio is an upper "
+          f"bound: the copy measured alone ({copy / iteration:.2f} of the iteration) allocates and faults in a fresh "
+          f"batch each time, so it cannot be subtracted. {s.where()}")
+
+
+def gfm():
+    s = Suite("bench_gfm")
+    iteration, products = s.cpu("BM_GfmIteration"), s.cpu("BM_DenseProducts")
+    generator = s.cpu("BM_GeneratorRate")
+    rows = [
+        ("one gFM iteration (batch in memory)", ms(iteration)),
+        ("the dense products it needs, same shapes", ms(products)),
+        ("ratio", f"**{iteration / products:.2f}**"),
+        ("spectral start (batch in memory)", f"{s.cpu('BM_GfmStart'):.1f} s"),
+        ("data generator alone (20 000 × d = 1000)", ms(generator)),
+        ("naive sampler, designs only", ms(s.cpu("BM_NaiveDesign"))),
+    ]
+    for t in (5, 30):
+        run = s.get(f"BM_OnePassRun/{t}")
+        samples = (t + 1) * 20000
+        rows.append((f"whole run, T = {t} ({samples:,} samples)".replace(",", "\u202f"),
+                     f"{s.cpu(f'BM_OnePassRun/{t}'):.1f} s — {si(run['items_per_second'])} samples / CPU s "
+                     f"({run['items_per_second'] / s.rate('BM_GeneratorRate'):.2f} of the generator)"))
+    print("| benchmark | CPU time |")
+    print("|---|---|")
+    for name, value in rows:
+        print(f"| {name} | {value} |")
+    print()
+    print(s.where() + " The raw output:")
+    print()
+    print_code("\n".join(f"{name:<60} real {b['real_time']:>10.0f} {b['time_unit']}  cpu {b['cpu_time']:>10.0f} "
+                         f"{b['time_unit']}  iterations {b['iterations']}" for name, b in s.by_name.items()))
+
+
+def omc():
+    s = Suite("bench_online_completion", "--benchmark_min_time=0.5")
+    ks = sorted({int(n.split("/")[1]) for n in s.by_name if n.startswith("BM_omc_psd/")})
+    print("Observations per CPU second (`sgd_mf`: entries per CPU second of an epoch):")
+    print()
+    print("| k | `omc_psd` | bare loop | ratio | `omc_general` | `sgd_mf` |")
+    print("|---|---|---|---|---|---|")
+    for k in ks:
+        psd, bare = s.rate(f"BM_omc_psd/{k}"), s.rate(f"BM_bare_two_row_loop/{k}")
+        general = si(s.rate(f"BM_omc_general/{k}")) if f"BM_omc_general/{k}" in s.by_name else ""
+        sgd = si(s.rate(f"BM_sgd_mf_epoch/{k}")) if f"BM_sgd_mf_epoch/{k}" in s.by_name else ""
+        ratio = f"{psd / bare:.2f}"
+        print(f"| {k} | {si(psd)} | {si(bare)} | {'**' + ratio + '**' if k == 8 else ratio} | {general} | {sgd} |")
+    print()
+    print(s.where())
+
+
+FORMATS = [("libsvm", "libsvm (sparse, 40 nnz/line)"), ("csv", "csv (51 dense columns)"), ("idx", "idx raw (u8, 784/record)"),
+           ("idx_gz", "idx gzip"), ("ratings", "ratings (remapped ids)"), ("image", "image (PNG, 20 Mpixels)")]
+
+
+def sources():
+    s = Suite("bench_sources")
+    print("Read throughput, MB of the file on disk per CPU second of the reading thread:")
+    print()
+    print("| format | reference MB/s | parse MB/s | parse ÷ reference | source MB/s | records/s (parse) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for key, title in FORMATS:
+        ref, parse, source = s.get(f"reference/{key}"), s.get(f"parse/{key}"), s.get(f"source/{key}")
+        unit = " pixels" if key == "image" else ""
+        print(f"| {title} | {count(ref['MB/s'])} | {parse['MB/s']:.3g} | {parse['MB/s'] / ref['MB/s']:.3f} | "
+              f"{source['MB/s']:.3g} | {si(parse['records/s'])}{unit} |")
+    print()
+    print("Peak resident memory of a child process streaming one pass in batches of 256 records:")
+    print()
+    print("| format | file MB | batch MB | file ÷ batch | baseline MB | peak MB | growth MB |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for key, _ in FORMATS:
+        if not any(n.startswith(f"peak/{key}/") for n in s.by_name):
+            continue
+        b = s.get(f"peak/{key}")
+        print(f"| {key} | {b['file_MB']:.1f} | {b['batch_MB']:.3g} | {count(b['file/batch'])} | {b['baseline_MB']:.1f} | "
+              f"{b['peak_MB']:.1f} | {b['growth_MB']:.1f} |")
+    print()
+    print(s.where())
+
+
+if __name__ == "__main__":
+    run_subcommand({"one-bit": one_bit, "gfm": gfm, "omc": omc, "sources": sources})
