@@ -5,6 +5,8 @@ usage: bench.py one-bit     docs/one-bit-performance.md: an iteration of one_bit
        bench.py gfm         docs/gfm-performance.md: a gFM iteration against its products, the start, whole runs
        bench.py omc         docs/online-completion-performance.md: omc_psd against the bare loop, omc_general, sgd_mf
        bench.py sources     docs/file-sources-performance.md: read throughput and peak memory per file format
+       bench.py performance docs/PERFORMANCE.md: benchmarks/run (every suite, the memory probe, trial
+                            isolation), its targets and the machine's reference rates
 
 The suites are beside the rankone binary ($RANKONE_BIN, default build/bin/rankone). Every figure
 is CPU time (the machines are shared: a ratio of two CPU times of one run holds under load), and
@@ -91,10 +93,11 @@ def one_bit():
     print(f"| → lower bound 3 × `X'P` + 2 × `X G` | {ms(bound)} |")
     print(f"| `BM_SourceDraw` (100 000 Gaussian instances + labels) | {ms(s.cpu('BM_SourceDraw'))} |")
     print()
-    print(f"One iteration, the replay's batch copy included, costs **{iteration / bound:.2f} ×** the five unavoidable "
-          f"dense products and {iteration / s.cpu('BM_SourceDraw'):.2f} × drawing its batch. The ratio is an upper "
-          f"bound: the copy measured alone ({copy / iteration:.2f} of the iteration) allocates and faults in a fresh "
-          f"batch each time, so it cannot be subtracted. {s.where()}")
+    print(f"One iteration costs **{iteration / bound:.2f} ×** the five unavoidable dense products with the replay's "
+          f"batch copy and {(iteration - copy) / bound:.2f} × without it (the copy measured alone subtracted), and "
+          f"{iteration / s.cpu('BM_SourceDraw'):.2f} × drawing its batch. The copy is a fresh 400 MB allocation each "
+          f"time, whose page faults make its cost vary between runs, so the two "
+          f"ratios bracket the iteration's own. {s.where()}")
 
 
 def gfm():
@@ -112,7 +115,7 @@ def gfm():
     for t in (5, 30):
         run = s.get(f"BM_OnePassRun/{t}")
         samples = (t + 1) * 20000
-        rows.append((f"whole run, T = {t} ({samples:,} samples)".replace(",", "\u202f"),
+        rows.append((f"whole run, T = {t} ({count(samples)} samples)",
                      f"{s.cpu(f'BM_OnePassRun/{t}'):.1f} s — {si(run['items_per_second'])} samples / CPU s "
                      f"({run['items_per_second'] / s.rate('BM_GeneratorRate'):.2f} of the generator)"))
     print("| benchmark | CPU time |")
@@ -173,5 +176,43 @@ def sources():
     print(s.where())
 
 
+def performance():
+    import tempfile
+    build = os.path.dirname(os.path.dirname(rankone()))
+    with tempfile.TemporaryDirectory() as out:
+        done = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks", "run")],
+                              env=dict(os.environ, RANKONE_BUILD_DIR=build, RANKONE_BENCH_OUT=out),
+                              capture_output=True, text=True)
+        if done.returncode not in (0, 1):  # 1: a target failed, which the block reports
+            fail(f"benchmarks/run exited {done.returncode}: {done.stderr.strip()[-400:]}")
+        targets = done.stdout.split("== targets\n", 1)[1].strip()
+        loads = [float(line.rsplit("load average:", 1)[1].split(",")[0]) for line in open(os.path.join(out, "uptime.txt"))
+                 if "load average:" in line]
+        references = json.load(open(os.path.join(out, "bench_references.json")))["benchmarks"]
+    print_code(targets)
+    print()
+    print(f"{machine_line().rsplit(', load ', 1)[0]}; load average {min(loads):.1f}–{max(loads):.1f} during the run "
+          "(`uptime` before and after every suite).")
+    print()
+    rates = {b["name"].split("/min_time")[0]: b for b in references}
+    print("Reference rates of the same run, per CPU second:")
+    print()
+    print("| benchmark | rate |")
+    print("|---|---|")
+    print(f"| `BM_Gemm/2000` (Eigen, 2000² × 2000²) | {rates['BM_Gemm/2000']['flops'] / 1e9:.1f} GFLOP/s |")
+    print(f"| `BM_StreamTriad` (3 × 64 MiB) | {rates['BM_StreamTriad']['bytes_per_second'] / 1e9:.1f} GB/s |")
+    print(f"| `BM_NaiveNormal` (`std::normal_distribution`, `mt19937_64`) | {si(rates['BM_NaiveNormal']['items_per_second'])} normals/s |")
+    print(f"| `BM_FillNormal` (`Rng::fill_normal`) | {si(rates['BM_FillNormal']['items_per_second'])} normals/s |")
+    for name in ("gaussian", "bernoulli", "uniform", "exponential", "one_hot"):
+        b = rates[f"sampler_rate/{name}"]
+        unit = "indices/s" if name == "one_hot" else "coordinates/s"
+        print(f"| sampler `{name}`, 2000 designs of d = 1000 | {si(b['items_per_second'])} {unit} |")
+    for name, what in (("BM_OperatorForwardDense", "`symmetric_rank_one` forward, dense, d = 1000, k = 10"),
+                       ("BM_OperatorAdjointDense", "`symmetric_rank_one` adjoint_times, dense, k = 10"),
+                       ("BM_OperatorForwardOneHot", "`entry` forward, one-hot, d = 10 000, k = 10"),
+                       ("BM_OperatorAdjointOneHot", "`entry` adjoint_times, one-hot, k = 10")):
+        print(f"| {what} | {si(rates[name]['items_per_second'])} per s |")
+
+
 if __name__ == "__main__":
-    run_subcommand({"one-bit": one_bit, "gfm": gfm, "omc": omc, "sources": sources})
+    run_subcommand({"one-bit": one_bit, "gfm": gfm, "omc": omc, "sources": sources, "performance": performance})
