@@ -26,7 +26,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "experiments", "one_bit"))
 from select_on_validation import choose, final_values  # noqa: E402
 
-from results import fail, store_rows, stored_experiment, trials  # noqa: E402
+from results import fail, machine_of, store_rows, stored_experiment, trials  # noqa: E402
 
 # (d1, d2, n) -> name and the paper's average AUC (%) for Ours, LRT, SMT, LEML, SVM (Table 2)
 DATA_SETS = {(500, 100, 5000): ("Synthetic1", {"ours": 93.94, "lrt": 93.23, "smt": 91.75, "leml": 90.55, "svm": 85.67}),
@@ -126,6 +126,21 @@ def table(test_dir):
         print(f"| {describe(label)} | " + " | ".join(row) + " |")
     print("| paper: Ours / LRT / SMT / LEML / SVM (%) | " + " | ".join(
         " / ".join(f"{DATA_SETS[d][1][f]:.2f}" for f in ("ours", "lrt", "smt", "leml", "svm")) for d in sets) + " |")
+    print()
+    print("Who wins where (average AUC):")
+    print()
+    mean = lambda d, l: statistics.mean(t.final("auc") for t in cells[(d, l)])  # noqa: E731
+    ours = [l for l in ordered_labels(cells) if l.startswith("ours@")]
+    for label in ours:
+        ahead, parts = 0, []
+        for d in sets:
+            baselines = [l for l in ordered_labels(cells) if not l.startswith("ours@") and (d, l) in cells]
+            best_baseline = max(baselines, key=lambda l: mean(d, l))
+            ahead += mean(d, label) > mean(d, best_baseline)
+            parts.append(f"{DATA_SETS[d][0]}: {mean(d, label):.5f} against {mean(d, best_baseline):.5f} for "
+                         f"{describe(best_baseline)}")
+        print(f"- **{describe(label)}** is ahead of the best baseline row (tuned or not) on {ahead} of {len(sets)} "
+              f"data sets ({'; '.join(parts)}).")
 
 
 def details(test_dir):
@@ -140,6 +155,8 @@ def details(test_dir):
                       for m, _, digits in METRICS]
             seconds = statistics.mean(t.seconds or 0.0 for t in ts)
             print(f"| {DATA_SETS[d][0] if i == 0 else ''} | {describe(label)} | " + " | ".join(values) + f" | {seconds:.1f} s |")
+    print()
+    print(f"Estimator seconds measured on {machine_of(test_dir)}.")
 
 
 def batches(batches_dir):
