@@ -16,13 +16,7 @@ import json
 import os
 import subprocess
 
-from results import count, fail, print_code, rankone, run_subcommand
-
-
-def machine_line():
-    out = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "machine.py"), "--short"],
-                         capture_output=True, text=True, check=True)
-    return out.stdout.strip()
+from results import count, fail, machine_now, print_code, rankone, run_subcommand
 
 
 def load():
@@ -63,7 +57,7 @@ class Suite:
         return self.get(prefix)["items_per_second"]
 
     def where(self):
-        return f"Measured on {machine_line().rsplit(', load ', 1)[0]}, load {self.load_before:.1f} → {self.load_after:.1f}."
+        return f"Measured on {machine_now()}, load {self.load_before:.1f} → {self.load_after:.1f}."
 
 
 def ms(seconds):
@@ -191,7 +185,7 @@ def performance():
         references = json.load(open(os.path.join(out, "bench_references.json")))["benchmarks"]
     print_code(targets)
     print()
-    print(f"{machine_line().rsplit(', load ', 1)[0]}; load average {min(loads):.1f}–{max(loads):.1f} during the run "
+    print(f"{machine_now()}; load average {min(loads):.1f}–{max(loads):.1f} during the run "
           "(`uptime` before and after every suite).")
     print()
     rates = {b["name"].split("/min_time")[0]: b for b in references}

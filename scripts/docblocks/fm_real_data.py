@@ -12,13 +12,14 @@ usage: fm_real_data.py TABLE DATASET RIDGE FM IFM FME [DATASET RIDGE FM IFM FME 
               diverged or stalled, and the range of the τ estimates that failed the τ test
     cost      estimator seconds per run (the sum over its trials; machine-specific)
 """
+import functools
 import json
 import re
 import statistics
 import subprocess
 import sys
 
-from results import fail, machine_of, rankone, select, trials
+from results import fail, machine_of, rankone, select, trials as stored_trials
 
 ESTIMATORS = [("ridge", "ridge"), ("fm", "fm (SGD)"), ("ifm", "ifm"), ("fme", "fm_moment_elimination")]
 TUNED = {  # the hyper-parameters each estimator's sweep chooses, as `rankone select --tune` names them
@@ -32,6 +33,9 @@ SHORT = {"estimators.0.l2": "l2", "estimators.0.rank": "rank", "estimators.0.lea
 STEP = {"fm": "estimators.0.learning_rate", "ifm": "estimators.0.step_size", "fme": "estimators.0.step_size"}
 SELECT = ["--metric", "test_rmse", "--validation", "data.evaluate_on=validation", "--average", "data.validation_fold",
           "--outer", "data.test_fold", "--format", "json"]
+
+
+trials = functools.lru_cache(maxsize=None)(stored_trials)  # one `rankone export` per folder, however many tables ask
 
 
 def selection(folder, estimator):

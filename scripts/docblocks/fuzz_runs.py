@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-from results import ROOT, count, fail
+from results import ROOT, count, fail, machine_now
 
 TARGETS = ["libsvm", "csv", "idx", "ratings", "image", "experiment"]
 
@@ -52,9 +52,7 @@ def main():
     for t, executed, rate, cov, ft, added in rows:
         print(f"| `fuzz_{t}` | {count(executed)} | {count(rate)} | {cov} | {ft} | {added} |")
     print()
-    machine = subprocess.run([os.path.join(ROOT, "scripts", "docblocks", "machine.py"), "--short"], capture_output=True,
-                             text=True).stdout.strip().rsplit(", load ", 1)[0]
-    print(f"No crash, sanitizer report, leak, timeout or out-of-memory. Measured on {machine}, load "
+    print(f"No crash, sanitizer report, leak, timeout or out-of-memory. Measured on {machine_now()}, load "
           f"{load_before:.1f} → {load_after:.1f}; the corpus had {count(sum(before.values()))} files.")
 
 

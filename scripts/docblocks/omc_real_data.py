@@ -22,9 +22,8 @@ usage: omc_real_data.py tuning METRIC MAIN FOLDER [FOLDER …]
 """
 import json
 import statistics
-import sys
 
-from results import MISSING, count, fail, machine_of, stored_experiment, trials, value
+from results import MISSING, count, machine_of, run_subcommand, stored_experiment, trials, value
 
 SHORT = {"rank": "k", "step_size": "step", "regularization": "ridge", "warm_start_fit": "warm start",
          "bias_regularization": "λ", "init": "init", "split": "split"}
@@ -258,22 +257,15 @@ def camera_time(folder):
     fraction = min(swept(resolved)["data.test_fraction"])
     parts = []
     for e in resolved["estimators"]:
-        rank = next(p for p in own_paths(resolved, e["label"]) if name(p) == "k")
+        rank = rank_of(resolved, e["label"])
         at = sorted((json.loads(t[rank]), t.seconds) for t in ts
                     if t["label"] == e["label"] and json.loads(t["data.test_fraction"]) == fraction)
         parts.append(f"`{e['label']}` " + " / ".join(f"{s:.1f}" for _, s in at) + " s")
-    ranks = sorted({json.loads(t[own_paths(resolved, resolved['estimators'][0]['label'])[-1]]) for t in ts})
+    ranks = sorted({json.loads(t[rank_of(resolved, t["label"])]) for t in ts})
     print(f"Estimator seconds per trial at {100 * (1 - fraction):.0f} % observed (k = {' / '.join(map(str, ranks))}): "
           + ", ".join(parts) + f"; measured on {machine_of(folder)}.")
 
 
-def main():
-    commands = {"tuning": (tuning, 3), "movielens": (movielens, 1), "movielens-split": (movielens_split, 1), "camera-tuning": (camera_tuning, 3),
-                "camera": (camera, 1), "camera-time": (camera_time, 1)}  # name -> (function, least operands)
-    if len(sys.argv) < 2 or sys.argv[1] not in commands or len(sys.argv) - 2 < commands[sys.argv[1]][1]:
-        fail("usage: " + __doc__.split("usage: ", 1)[1].split("\n")[0] + " (see the file's docstring for the others)")
-    commands[sys.argv[1]][0](*sys.argv[2:])
-
-
 if __name__ == "__main__":
-    main()
+    run_subcommand({"tuning": tuning, "movielens": movielens, "movielens-split": movielens_split,
+                    "camera-tuning": camera_tuning, "camera": camera, "camera-time": camera_time})

@@ -26,7 +26,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "experiments", "one_bit"))
 from select_on_validation import NOT_CANDIDATES, choose, final_values  # noqa: E402
 
-from results import count, experiment_file, fail, machine_of, stored_experiment, trials  # noqa: E402
+from results import count, experiment_file, fail, machine_of, run_subcommand, stored_experiment, trials  # noqa: E402
 
 METRICS = [("auc", "average AUC"), ("precision_at_k", "accuracy (precision@1)"), ("hamming_loss", "Hamming loss")]
 GAUSSIAN = "√(2/π)"  # ours@gauss: one_bit_mll's default λ, exact for isotropic Gaussian features
@@ -182,9 +182,8 @@ def test(validation_dir, *rest):
         add(f"`{family}` (`{e['name']}`, {param} chosen on validation: {', '.join(values)})",
             [final(pick(family, r), r) for r in reps])
         if family in options["--start"]:
-            add(f"`{family}` after its initialisation (any value)", [point_at(all_trials, pick(family, r), r, 0)
-                                                                     or first_point(all_trials, pick(family, r), r)
-                                                                     for r in reps])
+            add(f"`{family}` after its initialisation (any value)",
+                [first_point(all_trials, pick(family, r), r) for r in reps])
             for bits in options["--at"]:
                 add(f"`{family}`, chosen, after ≤ {count(int(bits))} bits",
                     [point_at(all_trials, pick(family, r), r, int(bits)) for r in reps])
@@ -219,12 +218,5 @@ def cost(*folders):
     print(f"Measured on {machine_of(*folders)}.")
 
 
-def main():
-    commands = {"grid": (grid, 1), "choices": (choices, 1), "test": (test, 2), "cost": (cost, 1)}
-    if len(sys.argv) < 2 or sys.argv[1] not in commands or len(sys.argv) - 2 < commands[sys.argv[1]][1]:
-        fail("usage: " + __doc__.split("usage: ", 1)[1].split("\n")[0] + " (see the file's docstring for the others)")
-    commands[sys.argv[1]][0](*sys.argv[2:])
-
-
 if __name__ == "__main__":
-    main()
+    run_subcommand({"grid": grid, "choices": choices, "test": test, "cost": cost})

@@ -26,7 +26,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "experiments", "one_bit"))
 from select_on_validation import choose, final_values  # noqa: E402
 
-from results import fail, machine_of, store_rows, stored_experiment, trials  # noqa: E402
+from results import fail, machine_of, run_subcommand, store_rows, stored_experiment, trials  # noqa: E402
 
 # (d1, d2, n) -> name and the paper's average AUC (%) for Ours, LRT, SMT, LEML, SVM (Table 2)
 DATA_SETS = {(500, 100, 5000): ("Synthetic1", {"ours": 93.94, "lrt": 93.23, "smt": 91.75, "leml": 90.55, "svm": 85.67}),
@@ -171,7 +171,4 @@ def batches(batches_dir):
 
 
 if __name__ == "__main__":
-    commands = {"validation": (validation, 2), "table": (table, 1), "details": (details, 1), "batches": (batches, 1)}
-    if len(sys.argv) < 2 or sys.argv[1] not in commands or len(sys.argv) - 2 != commands[sys.argv[1]][1]:
-        fail("usage: " + __doc__.split("usage: ", 1)[1].split("\n")[0] + " (see the file's docstring for the others)")
-    commands[sys.argv[1]][0](*sys.argv[2:])
+    run_subcommand({"validation": validation, "table": table, "details": details, "batches": batches})

@@ -19,10 +19,23 @@ def rankone():
 
 def run_subcommand(commands, operands=()):
     """Calls the function of `commands` that argv[1] names with the rest of argv (`operands` names
-    them for the usage line): the command line every printer with subcommands shares."""
-    if len(sys.argv) != 2 + len(operands) or sys.argv[1] not in commands:
-        fail(" ".join(["usage:", os.path.basename(sys.argv[0]), "|".join(commands), *operands]))
-    commands[sys.argv[1]](*sys.argv[2:])
+    them for the usage line): the command line every printer with subcommands shares. Without
+    `operands`, each function's own parameters say how many operands it takes (`*rest`: any more);
+    the printer's docstring names them."""
+    import inspect
+    name = sys.argv[1] if len(sys.argv) > 1 else None
+    given = len(sys.argv) - 2
+    if operands:
+        fits = given == len(operands)
+    elif name in commands:
+        params = inspect.signature(commands[name]).parameters.values()
+        least = sum(p.default is p.empty and p.kind == p.POSITIONAL_OR_KEYWORD for p in params)
+        fits = given == least or (given > least and any(p.kind == p.VAR_POSITIONAL for p in params))
+    if name not in commands or not fits:
+        takes_operands = any(inspect.signature(f).parameters for f in commands.values())
+        hint = ["…"] if takes_operands and not operands else list(operands)  # the docstring names them
+        fail(" ".join(["usage:", os.path.basename(sys.argv[0]), "|".join(commands), *hint]))
+    commands[name](*sys.argv[2:])
 
 
 def print_code(text):
@@ -159,6 +172,13 @@ def count(n):
 
 def fail(message):
     sys.exit(f"{os.path.basename(sys.argv[0])}: {message}")
+
+
+def machine_now():
+    """This machine, as `scripts/docblocks/machine.py --short` names it, without its load."""
+    out = subprocess.run([os.path.join(ROOT, "scripts", "docblocks", "machine.py"), "--short"], capture_output=True,
+                         text=True, check=True)
+    return out.stdout.strip().rsplit(", load ", 1)[0]
 
 
 def machine_of(*folders):
