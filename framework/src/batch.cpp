@@ -210,15 +210,28 @@ void Batch::append(const Batch& other) {
   const auto is_all = [](const std::optional<DesignSide>& side) {
     return side && side->kind == DesignSide::Kind::all;
   };
-  if (is_all(right) || is_all(other.right)) {
-    throw std::logic_error("Batch::append: not available for a batch whose right side is 'all'");
-  }
   if (instances() == 0 && y.size() == 0) {
     *this = other;
     return;
   }
   if (right.has_value() != other.right.has_value()) {
     throw std::invalid_argument("Batch::append: cannot mix batches with and without a right design side");
+  }
+  if (is_all(right) != is_all(other.right)) {
+    throw std::invalid_argument("Batch::append: cannot mix full-observation ('all') batches with others");
+  }
+  if (is_all(right)) {
+    // Label-major responses, y(i + n·j): the instances of label j are interleaved, not concatenated.
+    right->append(*other.right);  // checks the dimension and scale
+    const Index n1 = instances(), n2 = other.instances(), labels = right->dim;
+    Vector joined(y.size() + other.y.size());
+    for (Index j = 0; j < labels; ++j) {
+      joined.segment(j * (n1 + n2), n1) = y.segment(j * n1, n1);
+      joined.segment(j * (n1 + n2) + n1, n2) = other.y.segment(j * n2, n2);
+    }
+    left.append(other.left);
+    y = std::move(joined);
+    return;
   }
   left.append(other.left);
   if (right) right->append(*other.right);

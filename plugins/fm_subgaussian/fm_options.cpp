@@ -1,5 +1,6 @@
 #include "fm_options.hpp"
 
+#include "rankone/estimation/batch_reader.hpp"
 #include "rankone/interfaces/estimator.hpp"
 
 namespace rankone::fm_subgaussian {
@@ -15,8 +16,7 @@ Schema AlternatingOptions::schema() {
       .at_least(2);
   s.integer("max_iterations", 100, "iteration budget T").at_least(1);
   s.number("tolerance", 1e-9, "stop when (‖Δw‖ + ‖Δ(ŪV')‖_F)/(‖w‖ + ‖ŪV'‖_F) falls below this").at_least(0.0);
-  s.integer("passes", 1, "passes allowed over a finite source (1: every instance is used once; more re-uses it)")
-      .at_least(1);
+  BatchReader::declare_passes(s);
   s.boolean("standardize", false,
             "learn on per-feature standardised x (mean and std of the first batch); the model is reported in raw "
             "coordinates. Implies intercept");

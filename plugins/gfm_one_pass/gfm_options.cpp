@@ -1,5 +1,6 @@
 #include "gfm_options.hpp"
 
+#include "rankone/estimation/batch_reader.hpp"
 #include "rankone/interfaces/estimator.hpp"
 
 namespace rankone::gfm {
@@ -13,10 +14,7 @@ Schema GfmOptions::schema() {
       .make_nullable();
   s.integer("max_iterations", 30, "iteration budget T (each iteration consumes one fresh batch)").at_least(0);
   s.renamed("iterations", "max_iterations");
-  s.integer("passes", 1,
-            "passes allowed over a finite source (1: one pass, as in the paper; more re-uses the set, which "
-            "breaks the fresh-batch independence the guarantee assumes, and the summary says so)")
-      .at_least(1);
+  BatchReader::declare_passes(s);
   s.number("tolerance", 1e-9,
            "stop (converged) when (‖Δw‖ + ‖ΔM‖_F)/(‖w‖ + ‖M‖_F) between iterations falls below this; 0: never")
       .at_least(0);

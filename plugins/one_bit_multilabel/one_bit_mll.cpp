@@ -17,12 +17,20 @@ double sign_of(double v) { return v >= 0.0 ? 1.0 : -1.0; }
 OneBitMultilabel::OneBitMultilabel(const Params& params)
     : IterativeEstimator(static_cast<int>(params.integer("max_iterations")), params.number("tolerance")),
       rank_(params.integer("rank")),
-      batch_size_(params.integer("batch_size")),
-      init_batch_size_(params.has("init_batch_size") ? params.integer("init_batch_size") : params.integer("batch_size")),
+      requested_batch_size_(params.has("batch_size") ? std::optional<Index>(params.integer("batch_size")) : std::nullopt),
+      requested_init_batch_size_(params.has("init_batch_size") ? std::optional<Index>(params.integer("init_batch_size"))
+                                                               : requested_batch_size_),
       lambda_(params.has("lambda") ? params.number("lambda") : kGaussianSignMean),
-      cycle_(params.boolean("cycle")) {}
+      reader_(params.integer("passes")) {}
 
 OneBitMultilabel::~OneBitMultilabel() = default;
+
+Summary OneBitMultilabel::summary() const {
+  Summary s = IterativeEstimator::summary();
+  if (data_ && s.status != Status::running) s.message += reader_.reuse_note(*data_);
+  if (const std::string note = reader_.dropped_note("one_bit_mll", batch_size_); !note.empty()) s.notes.push_back(note);
+  return s;
+}
 
 void OneBitMultilabel::start(DataSource& data, Rng& rng) {
   const ProblemShape shape = data.shape();
@@ -37,9 +45,22 @@ void OneBitMultilabel::start(DataSource& data, Rng& rng) {
   }
   d1_ = shape.d1;
   d2_ = shape.d2;
-  const Batch batch = data.next(init_batch_size_);
-  if (batch.empty()) {
-    finish(Status::failed, "the source gave no data for the initialisation");
+  data_ = &data;
+  // batch_size null: every batch is the whole finite training set (full observation, Section 5.2).
+  if (!requested_batch_size_ || !requested_init_batch_size_) {
+    if (!data.finite() || data.size().value_or(0) == 0) {
+      finish(Status::failed, std::string("batch_size null (the whole training set per batch) needs a finite, non-empty "
+                                         "source; this one is ") + (data.finite() ? "empty" : "endless: give batch_size"));
+      return;
+    }
+  }
+  batch_size_ = requested_batch_size_.value_or(data.size().value_or(0));
+  const Index init_batch_size = requested_init_batch_size_.value_or(data.size().value_or(0));
+  const Batch batch = reader_.next(data, init_batch_size);
+  if (batch.instances() == 0) {
+    finish(Status::failed, "the data ran out before the initialisation batch of " + std::to_string(init_batch_size) +
+                               " instances (" + reader_.exhausted_message(data, 0) +
+                               "; set passes > 1 to re-use a finite set)");
     return;
   }
   // H⁽⁰⁾ = Σ y_i x_i ē_i' has rank at most the number of instances: fewer than k cannot span rank k.
@@ -74,17 +95,9 @@ void OneBitMultilabel::start(DataSource& data, Rng& rng) {
 }
 
 double OneBitMultilabel::iterate(DataSource& data) {
-  Batch batch = data.next(batch_size_);
-  if (batch.empty() && cycle_ && data.finite()) {
-    data.rewind();  // another pass over a finite training set (batches then repeat)
-    if (summary_.notes.empty())
-      summary_.notes.push_back("one_bit_mll: the finite source was rewound after " + std::to_string(data.samples_drawn()) +
-                               " samples (cycle): later batches repeat earlier ones and are not fresh");
-    batch = data.next(batch_size_);
-  }
-  if (batch.empty()) {
-    finish(Status::failed, "the source is exhausted after " + std::to_string(iteration()) +
-                               " iterations (set cycle: true to pass over a finite source again)");
+  const Batch batch = reader_.next(data, batch_size_);
+  if (batch.instances() == 0) {  // the shared rule: a short last batch is not used (BatchReader)
+    finish(Status::max_iterations, reader_.exhausted_message(data, iteration()));
     return -1.0;
   }
   const LowRankModel previous = model_;

@@ -12,9 +12,11 @@
 /// `𝓓 [a; b] = [(H + W) b; (H + W)' a]`, each product O(m d1 k) through the sensing operator.
 /// Nothing of size (d1 + d2)², d1 × d2 or d2 × m is formed.
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "rankone/core/params.hpp"
+#include "rankone/estimation/batch_reader.hpp"
 #include "rankone/interfaces/estimator.hpp"
 
 namespace rankone::one_bit {
@@ -24,7 +26,7 @@ inline const double kGaussianSignMean = std::sqrt(2.0 / 3.14159265358979323846);
 
 class OneBitMultilabel final : public IterativeEstimator {
  public:
-  /// Reads `rank`, `batch_size`, `init_batch_size`, `lambda`, `cycle`, `max_iterations`, `tolerance`.
+  /// Reads `rank`, `batch_size`, `init_batch_size`, `lambda`, `passes`, `max_iterations`, `tolerance`.
   explicit OneBitMultilabel(const Params& params);
   ~OneBitMultilabel() override;
 
@@ -35,9 +37,12 @@ class OneBitMultilabel final : public IterativeEstimator {
   /// W = P Q' with P = top block of 𝓤 (d1 × 2k) and Q = D · bottom block of 𝓥 (d2 × 2k),
   /// D the column normalisation: a rank-2k factored model, never formed densely.
   Estimate estimate() const override { return model_; }
+  /// The status, with the shared batch rule's notes (a re-used finite set, an unused last batch).
+  Summary summary() const override;
 
  protected:
-  /// Lines 3–11: fresh batch (a finite source is rewound when exhausted if `cycle`), residual, 𝓤 = QR(𝓓 𝓤), 𝓥 = 𝓓 𝓤, column normalisation.
+  /// Lines 3–11: a full batch (BatchReader: a finite source is passed over again up to `passes`),
+  /// residual, 𝓤 = QR(𝓓 𝓤), 𝓥 = 𝓓 𝓤, column normalisation.
   /// Returns ‖W_new − W_old‖_F / ‖W_old‖_F.
   double iterate(DataSource& data) override;
   /// A sign error rate: a coin gets half the signs wrong.
@@ -51,11 +56,13 @@ class OneBitMultilabel final : public IterativeEstimator {
   bool power_step(const Batch& batch, const DataSource& data, bool from_zero);
 
   Index rank_;
-  Index batch_size_;
-  Index init_batch_size_;
+  std::optional<Index> requested_batch_size_;  ///< none: the whole finite training set
+  std::optional<Index> requested_init_batch_size_;
   double lambda_;
-  bool cycle_;  ///< rewind a finite source when it is exhausted
+  BatchReader reader_;
 
+  Index batch_size_ = 0;  ///< resolved at start
+  const DataSource* data_ = nullptr;
   Index d1_ = 0, d2_ = 0;
   Matrix basis_;    ///< 𝓤: (d1 + d2) × 2k, orthonormal
   LowRankModel model_;

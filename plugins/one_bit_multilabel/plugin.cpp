@@ -38,7 +38,8 @@ double training_instances(const Params& p, const DataFootprint& data) {
 /// batch, the residual and the forward map over every measurement), plus the dilation basis.
 Footprint one_bit_footprint(const Params& p, const FootprintContext& c) {
   const DataFootprint& data = c.data;
-  const double n = served_instances(c.data, static_cast<double>(p.integer("batch_size")));
+  const double n = p.has("batch_size") ? served_instances(c.data, static_cast<double>(p.integer("batch_size")))
+                                       : data.training_instances;  // null: the whole training set
   const double n0 = p.has("init_batch_size") ? served_instances(c.data, static_cast<double>(p.integer("init_batch_size"))) : n;
   const double m = data.measurements_per_instance;
   const double d1 = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
@@ -102,18 +103,20 @@ Registration one_bit_registration() {
   r.doc_page = "docs/plugins/one_bit_mll.md";
   Schema& s = r.schema;
   s.integer("rank", 2, "rank k of W* (the dilation carries 2k columns)").at_least(1);
-  s.integer("batch_size", 10000, "instances drawn fresh at every iteration (m; × d2 measurements with full labels)")
+  s.integer("batch_size", 10000,
+            "instances drawn fresh at every iteration (m; × d2 measurements with full labels); null: the whole "
+            "finite training set at every iteration (with passes ≥ max_iterations + 1)")
+      .make_nullable()
       .at_least(1);
   s.integer("init_batch_size", std::nullopt, "instances of the initialisation batch; default batch_size")
       .make_nullable()
       .at_least(1);
+  BatchReader::declare_passes(s);
   s.number("lambda", std::nullopt, "λ = E[sign(g) g], g ~ N(0,1); default √(2/π) (Gaussian features). H is divided "
                                   "by it, so c·√(2/π) is the step W + H/c: averages out label noise, tames "
                                   "correlated features (docs/plugins/one_bit_mll.md)")
       .make_nullable()
       .above(0.0);
-  s.boolean("cycle", false,
-            "when a finite source is exhausted, rewind it and continue (batches repeat: full-observation training sets)");
   s.integer("max_iterations", 10, "iterations after the initialisation (one fresh batch each)").at_least(0);
   s.number("tolerance", 0.0, "stop when ‖W_t − W_{t−1}‖_F / ‖W_{t−1}‖_F falls below this (0: never)").at_least(0.0);
   IterativeEstimator::declare_stall_fit(s);

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "rankone/interfaces/estimator.hpp"
+
 namespace rankone::online_completion {
 
 OffsetKind offset_kind_from_string(const std::string& name) {
@@ -60,9 +62,7 @@ Schema OnlineOptions::schema() {
       .make_nullable()
       .above(0.0);
   s.integer("batch_size", 1000, "observations per iteration (each processed on its own, in order)").at_least(1);
-  s.number("divergence_factor", 100.0,
-           "diverged when a batch's RMS residual exceeds this multiple of the RMS of the observed entries")
-      .above(1.0);
+  IterativeEstimator::declare_divergence_factor(s);  // shared with the other estimators that read fresh batches
   s.integer("max_iterations", 1000, "iteration (batch) budget").at_least(1);
   s.number("tolerance", 0.0, "stop when the relative factor change of a batch falls below this (0: never)")
       .at_least(0.0);

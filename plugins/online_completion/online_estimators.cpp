@@ -79,8 +79,6 @@ void OnlineCompletion::start(DataSource& data, Rng& rng) {
                                " spiky factor rows (trim = " + format(options_.trim) + ")");
   }
   if (options_.warm_start_fit) fit_warm_start_scale(*entries);
-  value_rms_ = std::sqrt(warm_batch.y.squaredNorm() / static_cast<double>(warm_batch.y.size())) *
-               entries->value_scale;
 
   // The step multiplies the residual of the observed entry by 2 η d1 d2 (‖u_i‖² + ‖v_j‖²) in
   // expectation over the entry; step_size is that number for the warm start's row norms.
@@ -146,28 +144,14 @@ double OnlineCompletion::iterate(DataSource& data) {
   for (Index t = 0; t < entries->size; ++t) squared_values += entries->value(t) * entries->value(t);
   entries_seen_ += entries->size;
   const BatchStats stats = process(offset_ ? residual_entries(*entries) : *entries);
-  const double residual_rms = std::sqrt(stats.squared_residuals / static_cast<double>(std::max<Index>(stats.processed, 1)));
-  if (!std::isfinite(stats.squared_residuals) || stats.processed < entries->size ||
-      residual_rms > options_.divergence_factor * value_rms_) {
-    rollback();
-    if (offset_) offset_ = saved_offset_;
-    std::string kept = "; the estimate is the one before this batch";
-    if (std::isfinite(best_fit_)) {
-      U_ = best_U_;
-      if (!psd()) V_ = best_V_;
-      if (offset_) offset_ = best_offset_;
-      after_restore();
-      summary_.fit = best_fit_;
-      kept = "; the estimate returned is the best seen on fresh entries (after batch " + std::to_string(best_iteration_) +
-             ", relative residual " + format(best_fit_) + ")";
-    }
-    finish(Status::diverged, algorithm() + " diverged in iteration " + std::to_string(iteration() + 1) +
-                                 ": the RMS residual of the observed entries (" + format(residual_rms) + ") exceeds " +
-                                 format(options_.divergence_factor) + " × their RMS (" + format(value_rms_) + ")" + kept +
-                                 ". Lower step_size (now " + format(options_.step_size) + ", gain 2ηd1d2 = " +
-                                 format(gain_) + ")");
+  // An update that stopped early (a non-finite residual) counts as diverged: the shared rule sees a NaN.
+  const double residual_rms = stats.processed < entries->size
+                                  ? std::numeric_limits<double>::quiet_NaN()
+                                  : std::sqrt(stats.squared_residuals / static_cast<double>(std::max<Index>(stats.processed, 1)));
+  const double value_rms = std::sqrt(squared_values / static_cast<double>(std::max<Index>(entries->size, 1)));
+  if (end_if_diverged(residual_rms, value_rms, options_.divergence_factor, iteration() + 1,
+                      [this] { return undo_diverged_batch(); }))
     return -1.0;
-  }
   // Each entry is new and predicted before its own update (progressive validation): a held-out fit.
   double fit = std::numeric_limits<double>::quiet_NaN();
   if (squared_values > 0.0) {
@@ -187,6 +171,20 @@ double OnlineCompletion::iterate(DataSource& data) {
   if (tolerance_ <= 0.0) return -1.0;  // the relative change costs O(dk): only when it is used
   const double norm = std::sqrt(U_.squaredNorm() + (psd() ? 0.0 : V_.squaredNorm()));
   return std::sqrt(stats.squared_change) / std::max(norm, 1e-300);
+}
+
+std::string OnlineCompletion::undo_diverged_batch() {
+  rollback();
+  if (offset_) offset_ = saved_offset_;
+  const std::string hint = ". Lower step_size (now " + format(options_.step_size) + ", gain 2ηd1d2 = " + format(gain_) + ")";
+  if (!std::isfinite(best_fit_)) return "; the estimate is the one before this batch" + hint;
+  U_ = best_U_;
+  if (!psd()) V_ = best_V_;
+  if (offset_) offset_ = best_offset_;
+  after_restore();
+  summary_.fit = best_fit_;
+  return "; the estimate returned is the best seen on fresh entries (after batch " + std::to_string(best_iteration_) +
+         ", relative residual " + format(best_fit_) + ")" + hint;
 }
 
 void OnlineCompletion::fit_warm_start_scale(const EntryView& entries) {

@@ -76,10 +76,12 @@ class OnlineCompletion : public IterativeEstimator {
   void fit_warm_start_scale(const EntryView& entries);
   /// How far the warm-start entries are from a symmetric matrix (omc_psd's hint).
   void measure_asymmetry(const EntryView& entries);
+  /// After the shared divergence rule fired: undoes the batch, restores the best estimate seen on
+  /// fresh entries, and says which estimate is returned and what to change (`end_if_diverged`).
+  std::string undo_diverged_batch();
   /// The entries of `batch` minus the running offset, each taken before the offset learns it.
   EntryView residual_entries(const EntryView& entries);
 
-  double value_rms_ = 0.0;  ///< RMS of the warm-start entries: the scale divergence is judged against
   std::string warm_start_note_;
   std::optional<RunningBiases> offset_, saved_offset_;
   std::vector<double> residuals_;

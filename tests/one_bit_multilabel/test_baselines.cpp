@@ -106,7 +106,7 @@ TEST_CASE("leml, ova_svm, trace_* learn from full observation (Table 2 setting, 
                    Json{{"name", "ova_svm"}},
                    Json{{"name", "trace_logistic"}, {"penalty", 0.005}},
                    Json{{"name", "trace_squared"}, {"penalty", 0.005}},
-                   Json{{"name", "one_bit_mll"}, {"rank", 2}, {"batch_size", 250}, {"max_iterations", 12}, {"cycle", true}}}) {
+                   Json{{"name", "one_bit_mll"}, {"rank", 2}, {"batch_size", 250}, {"max_iterations", 12}, {"passes", 4}}}) {
     INFO(est.dump());
     Run run(source, est, 9);
     while (run.estimator->step(*run.source)) {

@@ -149,7 +149,7 @@ TEST_CASE("one_bit_table1.py prints the Table 1 blocks, marks what a reduced run
 TEST_CASE("experiments/one_bit/table2.json runs at a tiny size", "[experiments]") {
   smoke("table2.json",
         "'sweep={}' repetitions=1 data.d=40 data.d2=10 data.size=300 data.test_size=200 estimators.0.batch_size=100 "
-        "estimators.0.max_iterations=3",
+        "estimators.0.max_iterations=3 estimators.1.batch_size=200 estimators.1.max_iterations=3",
         "precision_at_k");
 }
 

@@ -124,25 +124,69 @@ TEST_CASE("one_bit_mll reports unusable configurations as a failed status", "[on
     CHECK(run.estimator->summary().status == Status::failed);
     CHECK_THAT(run.estimator->summary().message, Catch::Contains("asymmetric"));
   }
-  SECTION("an exhausted finite source") {
+  SECTION("the shared batch rule: one pass over a finite source, a short last batch unused") {
     Json source = test::one_bit::single_label_source(10, 4, 1, 0);
     source["size"] = 300;
     Run run(source, one_bit_estimator(1, 200, 5), 1);
     CHECK(run.estimator->summary().status == Status::running);
-    CHECK(run.estimator->step(*run.source));  // the 100 instances left make one more (smaller) batch
-    CHECK_FALSE(run.estimator->step(*run.source));
-    CHECK(run.estimator->summary().status == Status::failed);
-    CHECK_THAT(run.estimator->summary().message, Catch::Contains("exhausted"));
+    CHECK_FALSE(run.estimator->step(*run.source));  // 100 instances left: not a full batch
+    const Summary s = run.estimator->summary();
+    CHECK(s.status == Status::max_iterations);
+    CHECK_THAT(s.message, Catch::Contains("one pass over the data: the source ran out after 300 samples (0 iterations; "
+                                          "the partial last batch of 100 instances is not used)"));
+    REQUIRE(s.notes.size() == 1);
+    CHECK_THAT(s.notes[0], Catch::Contains("one_bit_mll: the partial last batch of 100 instances was not used"));
   }
-  SECTION("cycle: true rewinds an exhausted finite source") {
+  SECTION("passes: a batch reaching the end of a pass is topped up from the next, up to passes") {
     Json source = test::one_bit::single_label_source(10, 4, 1, 0);
     source["size"] = 300;
     Json est = one_bit_estimator(1, 200, 5);
-    est["cycle"] = true;
+    est["passes"] = 3;
+    Run run(source, est, 1);
+    int iterations = 0;
+    while (run.estimator->step(*run.source)) ++iterations;
+    // start [0, 200); [200, 300) + [0, 100); [100, 300); [0, 200) of pass 3; [200, 300) is short.
+    CHECK(iterations == 3);
+    CHECK(run.estimator->summary().iterations == 3);
+    CHECK(run.source->samples_drawn() == 900);
+    const Summary s = run.estimator->summary();
+    CHECK(s.status == Status::max_iterations);
+    CHECK_THAT(s.message, Catch::StartsWith("3 passes over the data (passes = 3)"));
+    CHECK_THAT(s.message, Catch::EndsWith("re-used the finite training set (3 passes over 300 instances, as allowed by "
+                                          "passes = 3)"));
+  }
+  SECTION("passes with full labels: a batch may straddle two passes (Batch::append keeps y label-major)") {
+    Json est = one_bit_estimator(1, 200, 3);
+    est["passes"] = 3;
+    Run run(test::one_bit::full_label_source(10, 4, 1, 300, 0), est, 1);
+    while (run.estimator->step(*run.source)) {
+    }
+    const Summary s = run.estimator->summary();
+    INFO(s.message);
+    CHECK(s.status == Status::max_iterations);
+    CHECK(s.iterations == 3);
+    CHECK(run.source->samples_drawn() == 4 * 800);  // start + 3 batches of 200 instances, 4 labels each
+  }
+  SECTION("batch_size null: the whole finite training set at every iteration") {
+    Json source = test::one_bit::single_label_source(10, 4, 1, 0);
+    source["size"] = 300;
+    Json est = one_bit_estimator(1, 0, 2);
+    est["batch_size"] = nullptr;
+    est["passes"] = 3;
     Run run(source, est, 1);
     while (run.estimator->step(*run.source)) {
     }
-    CHECK(run.estimator->summary().status == Status::max_iterations);
-    CHECK(run.source->samples_drawn() == 200 + 100 + 200 + 100 + 200 + 100);  // start + 5 steps, 3 passes
+    const Summary s = run.estimator->summary();
+    CHECK(s.status == Status::max_iterations);
+    CHECK(s.iterations == 2);
+    CHECK(run.source->samples_drawn() == 900);  // start + 2 iterations, one pass each
+    CHECK(s.notes.empty());                     // every batch is full
+  }
+  SECTION("batch_size null on an endless source") {
+    Json est = one_bit_estimator(1, 0, 2);
+    est["batch_size"] = nullptr;
+    Run run(test::one_bit::single_label_source(10, 4, 1, 0), est, 1);
+    CHECK(run.estimator->summary().status == Status::failed);
+    CHECK_THAT(run.estimator->summary().message, Catch::Contains("needs a finite, non-empty source"));
   }
 }

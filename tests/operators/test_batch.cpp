@@ -131,7 +131,39 @@ TEST_CASE("batches slice and append instances together with their responses", "[
   CHECK(full.instances() == 6);
   CHECK(full.size() == 18);
   CHECK_THROWS_AS(full.slice(0, 2), std::logic_error);
-  CHECK_THROWS_AS(rebuilt.append(full), std::logic_error);
+  CHECK_THROWS_AS(rebuilt.append(full), std::invalid_argument);  // full observation joins only its kind
+}
+
+TEST_CASE("full-observation batches append instances with label-major responses", "[batch]") {
+  // y(i + n·j) is instance i's response to label j: appending interleaves per label.
+  Rng rng(6);
+  const Index labels = 3;
+  auto full_batch = [&](Index n, double first_value) {
+    Batch b;
+    b.left = DesignSide::make_dense(gaussian(rng, 4, n));
+    b.right = DesignSide::make_all(labels, 2.0);
+    b.y = Vector::LinSpaced(n * labels, first_value, first_value + static_cast<double>(n * labels - 1));
+    return b;
+  };
+  const Batch a = full_batch(2, 0.0), b = full_batch(3, 100.0);
+  Batch joined;
+  joined.append(a);
+  joined.append(b);
+  REQUIRE(joined.instances() == 5);
+  REQUIRE(joined.size() == 15);
+  for (Index j = 0; j < labels; ++j) {
+    for (Index i = 0; i < 2; ++i) CHECK(joined.y(i + 5 * j) == a.y(i + 2 * j));
+    for (Index i = 0; i < 3; ++i) CHECK(joined.y(2 + i + 5 * j) == b.y(i + 3 * j));
+  }
+  CHECK(max_diff(joined.left.dense.leftCols(2), a.left.dense) == 0.0);
+  CHECK(max_diff(joined.left.dense.rightCols(3), b.left.dense) == 0.0);
+  CHECK(joined.right->kind == DesignSide::Kind::all);
+  CHECK(joined.right->scale == 2.0);
+
+  Batch other_labels = full_batch(2, 0.0);
+  other_labels.right = DesignSide::make_all(labels + 1, 2.0);
+  other_labels.y = Vector::Zero(2 * (labels + 1));
+  CHECK_THROWS_AS(joined.append(other_labels), std::invalid_argument);
 }
 
 TEST_CASE("design sides reject misuse", "[batch][errors]") {

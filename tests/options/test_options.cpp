@@ -147,12 +147,13 @@ TEST_CASE("completion options: online, and offline with each estimator's default
 }
 
 TEST_CASE("divergence_factor: one declaration for the estimators that read fresh batches", "[options]") {
-  // gfm_one_pass, fm_moment_elimination and ifm declare it through IterativeEstimator::
-  // declare_divergence_factor: same spec, same default, same meaning (docs/plugins/*.md, "Departures").
+  // gfm_one_pass, fm_moment_elimination, ifm and the online completion estimators declare it through
+  // IterativeEstimator::declare_divergence_factor: same spec, same default, same meaning
+  // (docs/plugins/*.md, "Departures"). one_bit_mll normalises W's columns: nothing to bound.
   const ParamSpec* reference = test::registry().get("gfm_one_pass", Kind::estimator).schema.find("divergence_factor");
   REQUIRE(reference != nullptr);
   CHECK(reference->to_json()["default"] == IterativeEstimator::kDefaultDivergenceFactor);
-  for (const char* name : {"fm_moment_elimination", "ifm"}) {
+  for (const char* name : {"fm_moment_elimination", "ifm", "omc_psd", "omc_general", "omc_general_theoretical"}) {
     INFO(name);
     const ParamSpec* spec = test::registry().get(name, Kind::estimator).schema.find("divergence_factor");
     REQUIRE(spec != nullptr);
@@ -162,4 +163,18 @@ TEST_CASE("divergence_factor: one declaration for the estimators that read fresh
   CHECK(alternating.divergence_factor == IterativeEstimator::kDefaultDivergenceFactor);
   alternating.divergence_factor = 1.0;  // must exceed 1
   CHECK(refusal(alternating).find("/divergence_factor") != std::string::npos);
+}
+
+TEST_CASE("passes: one declaration for the estimators that read batches through BatchReader", "[options]") {
+  // The shared batch rule (rankone/estimation/batch_reader.hpp): full batches, a short last batch
+  // unused, re-use of a finite set bounded by passes.
+  const ParamSpec* reference = test::registry().get("gfm_one_pass", Kind::estimator).schema.find("passes");
+  REQUIRE(reference != nullptr);
+  CHECK(reference->to_json()["default"] == 1);
+  for (const char* name : {"fm_moment_elimination", "ifm", "one_bit_mll"}) {
+    INFO(name);
+    const ParamSpec* spec = test::registry().get(name, Kind::estimator).schema.find("passes");
+    REQUIRE(spec != nullptr);
+    CHECK(spec->to_json() == reference->to_json());
+  }
 }

@@ -107,7 +107,7 @@ PluginDescriptor describe_plugin() {
   r.schema.integer("batch_size", 2000, "instances per iteration (a fresh batch each time)").at_least(1);
   r.schema.integer("max_iterations", 30, "iteration budget").at_least(1);
   r.schema.number("tolerance", 1e-10, "stop when the relative change of M falls below this").at_least(0.0);
-  r.schema.integer("passes", 1, "passes allowed over a finite data set (1: every batch fresh)").at_least(1);
+  BatchReader::declare_passes(r.schema);
   IterativeEstimator::declare_stall_fit(r.schema);
   IterativeEstimator::declare_divergence_factor(r.schema);
   r.example = {{"batch_size", 500}, {"max_iterations", 3}};

@@ -68,7 +68,7 @@ struct Batch {
   const DesignSide& right_side() const { return right ? *right : left; }
 
   Batch slice(Index first, Index n) const;  ///< instances [first, first + n); not for Kind::all
-  void append(const Batch& other);          ///< concatenates instances; not for Kind::all
+  void append(const Batch& other);          ///< concatenates instances (Kind::all: keeps y label-major)
 };
 
 }  // namespace rankone

@@ -1,12 +1,14 @@
 #pragma once
 /// \file Full batches from finite or endless sources, with opt-in re-use of a finite set: the one
-/// batch rule of the estimators that read fresh batches (gfm_one_pass, fm_moment_elimination, ifm).
+/// batch rule of the estimators that read fresh batches (gfm_one_pass, fm_moment_elimination, ifm,
+/// one_bit_mll).
 /// "One pass" stays the default, any re-use is declared (`passes`) and reported, and a short last
 /// batch is never used: every batch handed out has exactly the size asked for.
 #include <algorithm>
 #include <string>
 
 #include "rankone/core/batch.hpp"
+#include "rankone/core/params.hpp"
 #include "rankone/interfaces/data_source.hpp"
 
 namespace rankone {
@@ -23,6 +25,18 @@ namespace rankone {
 class BatchReader {
  public:
   explicit BatchReader(Index passes = 1) : passes_(std::max<Index>(1, passes)) {}
+
+  /// Declares `passes`, read by the constructor: the one declaration of every estimator that reads
+  /// its batches through a BatchReader.
+  static void declare_passes(Schema& schema) {
+    schema
+        .integer("passes", 1,
+                 "passes allowed over a finite source (1: every instance is used once, as in the papers' fresh "
+                 "batches; more re-uses the set, which breaks the batches' independence, and the summary says so). "
+                 "Every batch is full: one that reaches the end of a pass is topped up from the next while passes "
+                 "allow, and a short last batch is not used")
+        .at_least(1);
+  }
 
   /// Exactly n instances, or none once the allowed passes cannot supply n more.
   Batch next(DataSource& data, Index n) {
