@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <cstdlib>
 #include <filesystem>
@@ -376,6 +377,7 @@ void FileSource::scan() {
   std::fill(std::begin(counts_), std::end(counts_), 0);
   const bool want_stats = (config_.standardize != Standardize::none || layout_.may_have_missing) && !layout_.entries;
   std::int64_t max_feature = -1, max_row = -1, max_col = -1;
+  double stored_values = 0;  // of a sparse format's records: how full its rows are (design "auto")
   // Training statistics: dense features by Welford's update, sparse ones by sums over the stored
   // values (the implicit zeros are added at the end).
   std::vector<double> mean, m2;
@@ -396,6 +398,7 @@ void FileSource::scan() {
       max_col = std::max(max_col, r.col);
     } else if (!r.feature_index.empty()) {
       max_feature = std::max(max_feature, r.feature_index.back());
+      stored_values += static_cast<double>(r.feature_index.size());
     } else {
       max_feature = std::max(max_feature, static_cast<std::int64_t>(r.feature_value.size()) - 1);
     }
@@ -435,7 +438,7 @@ void FileSource::scan() {
     // Dense records of the test file must have the training file's width (sparse ones may reach
     // beyond it, as test records of one file may: the dimension is then the larger).
     const bool dense = !layout_.entries && !layout_.sparse && layout_.dim == 0;
-    scan_test_file(reservoir, reservoir_rng, dense ? max_feature + 1 : 0, max_feature);
+    scan_test_file(reservoir, reservoir_rng, dense ? max_feature + 1 : 0, max_feature, max_row, max_col);
   }
   if (counts_[static_cast<int>(served)] == 0)
     data_error(file, 0, std::string("at least one ") + (config_.serve_validation ? "validation" : "training") +
@@ -450,6 +453,10 @@ void FileSource::scan() {
     d1_ = layout_.dim > 0 ? layout_.dim : max_feature + 1;
     if (d1_ <= 0) data_error(file, 0, "at least one feature", "records without features");
     d2_ = config_.classes > 0 ? config_.classes : d1_;
+    if (config_.design_chosen && layout_.sparse) {
+      fill_ = stored_values / (static_cast<double>(total) * static_cast<double>(d1_));
+      config_.sparse_design = fill_ < kDenseDesignFill;
+    }
   }
 
   mean_ = Vector();
@@ -496,12 +503,21 @@ void FileSource::record_notes(Part held_out, std::int64_t train_count) {
     note(std::string(held_out == Part::validation ? "validation" : "test") + " set capped at " +
          grouped(config_.test_cap) + " of " + grouped(held) + " rows (test_cap; a uniform subsample)");
   if (!layout_.entries && config_.design_chosen)
-    note(std::string("features served as a ") + (config_.sparse_design ? "sparse" : "dense") +
-         " design (design \"auto\": " + (layout_.sparse ? "a sparse format" : "a dense format") + ")");
+    note(std::string("features served as a ") + (config_.sparse_design ? "sparse" : "dense") + " design (design \"auto\": " +
+         (layout_.sparse ? "a sparse format whose rows fill " + percent(fill_) + " of the " + grouped(d1_) +
+                               " columns; dense from " + percent(kDenseDesignFill) + ")"
+                         : std::string("a dense format)")));
   if (config_.standardize != Standardize::none && !layout_.entries)
     note(std::string("features ") + (config_.standardize == Standardize::scale ? "scaled to unit variance"
                                                                                : "centred and scaled to unit variance") +
          " with the statistics of the " + grouped(train_count) + " training rows (standardize)");
+}
+
+std::string percent(double fraction) {
+  char text[32];
+  const double value = 100.0 * fraction;
+  std::snprintf(text, sizeof text, value >= 10.0 ? "%.0f %%" : "%.2g %%", value);
+  return text;
 }
 
 std::string grouped(std::int64_t n) {
@@ -522,7 +538,7 @@ void FileSource::check_header(std::int64_t size, std::int64_t columns, const std
 }
 
 void FileSource::scan_test_file(std::vector<Record>& reservoir, Rng& reservoir_rng, std::int64_t train_dim,
-                                std::int64_t& max_feature) {
+                                std::int64_t& max_feature, std::int64_t& max_row, std::int64_t& max_col) {
   const bool hold = !config_.evaluate_validation;  // else the test file is only validated and counted
   test_reader_->start(derive_seed(seed_, "order"));
   std::int64_t& seen = counts_[static_cast<int>(Part::test)];
@@ -530,7 +546,11 @@ void FileSource::scan_test_file(std::vector<Record>& reservoir, Rng& reservoir_r
   while (test_reader_->next(r)) {
     prepare(r, *test_reader_);
     ++seen;
-    if (!r.feature_index.empty()) {
+    if (layout_.entries) {  // a test entry may name a row or column the training file lacks
+      max_row = std::max(max_row, r.row);
+      max_col = std::max(max_col, r.col);
+      check_declared(declared_shape(max_feature, max_row, max_col), r, *test_reader_);
+    } else if (!r.feature_index.empty()) {
       max_feature = std::max(max_feature, r.feature_index.back());
       check_declared(declared_shape(max_feature, -1, -1), r, *test_reader_);
     } else if (train_dim > 0 && static_cast<std::int64_t>(r.feature_value.size()) != train_dim) {
@@ -827,7 +847,8 @@ void declare_common_parameters(Schema& s, const std::string& default_operator) {
 
 void declare_feature_parameters(Schema& s) {
   s.choice("design", "auto", {"auto", "dense", "sparse"},
-           "design kind of the feature vectors (auto: sparse for sparse formats, dense otherwise)");
+           "design kind of the feature vectors (auto: a sparse format is dense when its rows fill at least half "
+           "the columns, else sparse; a dense format is dense)");
   s.choice("standardize", "none", {"none", "scale", "center_scale"},
            "features divided by their training std (scale), after subtracting the training mean (center_scale)");
   s.integer("classes", std::nullopt, "number of labels d2 (operator single_label); labels are integers in "
@@ -838,6 +859,10 @@ void declare_feature_parameters(Schema& s) {
   s.boolean("balance", false, "one-bit view: ask one of the instance's labels with probability 1/2, else a "
                               "uniformly random other label");
   s.boolean("test_full_labels", true, "single_label: pair each test instance with every label");
+  declare_test_file(s);
+}
+
+void declare_test_file(Schema& s) {
   s.string("test_file", std::nullopt, "a separate test file in the same format (e.g. MNIST's t10k): all its "
                                       "records are the test part; the file is then split into train and validation "
                                       "only (test_fraction must be 0; folds take validation_fold, no test_fold)")

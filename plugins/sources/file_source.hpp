@@ -154,6 +154,13 @@ class RecordReader {
 
 /// A count with a space between thousands ("50 000"), as the notes print it.
 std::string grouped(std::int64_t n);
+/// A fraction as a percentage with two significant digits ("97 %", "3.1 %"), as the notes print it.
+std::string percent(double fraction);
+
+/// design "auto" serves a sparse format's records as a dense design when they fill at least this
+/// fraction of the n × d entries: a dense entry (8 bytes) then costs no more memory than a stored
+/// sparse value (8 bytes and its 8-byte index), and dense products are faster.
+inline constexpr double kDenseDesignFill = 0.5;
 
 // ---- The generic file source ----
 
@@ -240,9 +247,10 @@ class FileSource final : public DataSource {
   /// Shifts class labels by first_label and checks them and the entry indices (errors name `from`).
   void prepare(Record& r, const RecordReader& from) const;
   /// The open pass over the test file: every record is a test record. Checks that dense records
-  /// have the training file's `train_dim` features; widens `max_feature` for sparse ones.
+  /// have the training file's `train_dim` features; widens `max_feature` for sparse ones, and
+  /// `max_row`, `max_col` for entries.
   void scan_test_file(std::vector<Record>& reservoir, Rng& reservoir_rng, std::int64_t train_dim,
-                      std::int64_t& max_feature);
+                      std::int64_t& max_feature, std::int64_t& max_row, std::int64_t& max_col);
   /// The shape a record's largest feature index (or row and column ids) declares.
   ProblemShape declared_shape(std::int64_t max_feature, std::int64_t max_row, std::int64_t max_col) const;
   /// Checks the shape record `r` declares against the trial's memory budget before anything is
@@ -255,6 +263,7 @@ class FileSource final : public DataSource {
 
   std::string name_;
   FileSourceConfig config_;
+  double fill_ = 0.0;  ///< a sparse format's stored values over n × d (design "auto" decides on it)
   std::unique_ptr<RecordReader> reader_;
   std::unique_ptr<SensingOperator> op_;
   std::unique_ptr<RecordReader> test_reader_;  ///< the test file's reader, or null (test part by the split)
@@ -292,6 +301,8 @@ void declare_common_parameters(Schema& s, const std::string& default_operator);
 /// Declares the parameters of feature records (design, standardise, labels and their views,
 /// `test_file`).
 void declare_feature_parameters(Schema& s);
+/// Declares `test_file`, a separate file of test records in the source's format.
+void declare_test_file(Schema& s);
 /// The reader of the `test_file` parameter, or null when it is not given. `make_reader` builds a
 /// reader of the format over a resolved path, with the same options as the training file's. A
 /// missing file is an InputError naming the path and /data/test_file (JSON path of `p`).

@@ -7,17 +7,33 @@
 
 namespace rankone::sources {
 
+std::string detect_delimiter(std::string_view first_line) {
+  if (first_line.find("::") != std::string_view::npos) return "::";
+  if (first_line.find('\t') != std::string_view::npos) return "\t";
+  if (first_line.find(',') != std::string_view::npos) return ",";
+  return kWhitespace;
+}
+
 bool parse_rating_line(std::string_view line, std::string_view delimiter, RatingLine& out, const std::string& where,
                        std::int64_t line_number) {
   std::string_view fields[5];
   std::size_t count = 0;
   std::string_view rest = line;
+  const bool whitespace = delimiter == kWhitespace;
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  if (whitespace) rest = trim(rest);
   for (;;) {
-    const std::size_t at = rest.find(delimiter);
+    const std::size_t at = whitespace ? std::size_t(std::find_if(rest.begin(), rest.end(), blank) - rest.begin())
+                                      : rest.find(delimiter);
     if (count == 5) data_error(where, line_number, "3 or 4 fields 'user,item,rating[,timestamp]'", line);
     fields[count++] = rest.substr(0, at);
-    if (at == std::string_view::npos) break;
-    rest.remove_prefix(at + delimiter.size());
+    if (at == std::string_view::npos || at >= rest.size()) break;
+    if (whitespace) {
+      rest.remove_prefix(at);
+      rest.remove_prefix(std::size_t(std::find_if_not(rest.begin(), rest.end(), blank) - rest.begin()));
+    } else {
+      rest.remove_prefix(at + delimiter.size());
+    }
   }
   const std::string_view first = trim(fields[0]);
   const bool numeric = !first.empty() && std::all_of(first.begin(), first.end(), [](char c) {
@@ -50,8 +66,11 @@ ChronologicalBounds chronological_bounds(const std::vector<double>& timestamps, 
   return b;
 }
 
-RatingsReader::RatingsReader(StreamOpener opener, RatingsOptions options)
-    : opener_(std::move(opener)), options_(std::move(options)) {}
+RatingsReader::RatingsReader(StreamOpener opener, RatingsOptions options, std::shared_ptr<RatingIdMaps> shared_ids)
+    : opener_(std::move(opener)),
+      options_(std::move(options)),
+      ids_(shared_ids ? shared_ids : std::make_shared<RatingIdMaps>()),
+      test_file_(shared_ids != nullptr) {}
 
 std::int64_t RatingsReader::index_of(std::int64_t id, std::unordered_map<std::int64_t, std::int64_t>& ids,
                                      std::int64_t declared, const char* what, std::int64_t line) {
@@ -79,15 +98,16 @@ bool RatingsReader::read_line(Record& record) {
   while (lines_->next(line_)) {
     if (trim(line_).empty()) continue;
     const std::int64_t line_number = lines_->line_number();
-    if (!parse_rating_line(line_, options_.delimiter, parsed, name_, line_number)) {
+    if (delimiter_.empty()) delimiter_ = options_.delimiter == kAutoDelimiter ? detect_delimiter(line_) : options_.delimiter;
+    if (!parse_rating_line(line_, delimiter_, parsed, name_, line_number)) {
       header_ = std::string(trim(line_));
       continue;
     }
     record.clear();
     record.number = records_++;
     record.line = line_number;
-    record.row = index_of(parsed.user, user_ids_, options_.users, "user", line_number);
-    record.col = index_of(parsed.item, item_ids_, options_.items, "item", line_number);
+    record.row = index_of(parsed.user, ids_->users, options_.users, "user", line_number);
+    record.col = index_of(parsed.item, ids_->items, options_.items, "item", line_number);
     record.target = options_.value_scale * parsed.rating;
     record.timestamp = parsed.timestamp;
     return true;
@@ -99,6 +119,11 @@ bool RatingsReader::read_line(Record& record) {
 void RatingsReader::start(std::uint64_t) {
   lines_ = std::make_unique<LineReader>(opener_());
   name_ = lines_->name();
+  if (test_file_ && !ids_counted_) {  // the training file was read (the open pass reads it first)
+    users_before_ = ids_->users.size();
+    items_before_ = ids_->items.size();
+    ids_counted_ = true;
+  }
   records_ = 0;
   bytes_ = 0;
   sorted_at_ = 0;
@@ -131,11 +156,22 @@ bool RatingsReader::next(Record& record) {
 
 std::vector<std::string> RatingsReader::notes() const {
   std::vector<std::string> notes;
+  if (options_.delimiter == kAutoDelimiter && !delimiter_.empty())
+    notes.push_back("fields of " + name_ + " separated by " +
+                    (delimiter_ == kWhitespace ? std::string("blanks")
+                     : delimiter_ == "\t"      ? std::string("tabs")
+                                               : "'" + delimiter_ + "'") +
+                    " (delimiter \"auto\": decided on its first line)");
   if (!header_.empty()) notes.push_back("first line of " + name_ + " ('" + header_ + "') is not a rating: skipped as a header");
+  const std::size_t users = ids_->users.size(), items = ids_->items.size();
   if (options_.ids == RatingIds::remap)
-    notes.push_back("user and item ids remapped to 0.." + std::to_string(user_ids_.size() - (user_ids_.empty() ? 0 : 1)) +
-                    " and 0.." + std::to_string(item_ids_.size() - (item_ids_.empty() ? 0 : 1)) +
+    notes.push_back("user and item ids remapped to 0.." + std::to_string(users - (users == 0 ? 0 : 1)) + " and 0.." +
+                    std::to_string(items - (items == 0 ? 0 : 1)) +
                     " in order of first appearance (ids \"remap\")");
+  if (test_file_ && options_.ids == RatingIds::remap && (users > users_before_ || items > items_before_))
+    notes.push_back(name_ + " (test_file) names " + std::to_string(users - users_before_) + " users and " +
+                    std::to_string(items - items_before_) +
+                    " items absent from the training file: their rows and columns get no training data (cold start)");
   return notes;
 }
 
@@ -171,7 +207,17 @@ std::unique_ptr<Component> make_ratings(const Params& p, const BuildContext& ctx
   auto reader = std::make_unique<RatingsReader>(file_opener(resolve_param_path(p, "file")), o);
   FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
   config.value_scale = 1.0;  // applied by the reader
-  return std::make_unique<FileSource>("ratings", config, std::move(reader), std::move(op));
+  if (p.has("test_file") && o.chronological)
+    reject_param(p, "test_file", "a chronological split makes its own test part (the latest ratings); give "
+                                 "test_file with split \"random\"");
+  // The test file is read in file order with the training file's options and id maps: an id is one
+  // row or column in both.
+  RatingsOptions test_options = o;
+  test_options.by_timestamp = false;
+  auto test_reader = make_test_reader(p, [&](const std::string& path) {
+    return std::make_unique<RatingsReader>(file_opener(path), test_options, reader->id_maps());
+  });
+  return std::make_unique<FileSource>("ratings", config, std::move(reader), std::move(op), std::move(test_reader));
 }
 
 }  // namespace
@@ -186,7 +232,10 @@ Registration ratings_registration() {
   Schema& s = r.schema;
   s.string("file", std::nullopt, "path of the file (gzip-compressed or plain); a non-numeric first line is a "
                                  "header").make_required();
-  s.string("delimiter", ",", "field delimiter: one character, \"tab\", or a string such as \"::\"");
+  s.string("delimiter", kAutoDelimiter,
+           "field delimiter: \"auto\" (decided on the first line: '::', else a tab, else a comma, else blanks, "
+           "as in LIBMF's 'row col value'), one character, \"tab\", \"whitespace\" (runs of spaces and tabs), or a "
+           "string such as \"::\"");
   s.choice("ids", "remap", {"remap", "zero_based", "one_based"},
            "user/item ids: renumbered in order of first appearance | used as 0-based indices | 1-based");
   s.integer("users", std::nullopt, "rows d1 (default: detected); an index beyond it is an error").make_nullable()
@@ -201,6 +250,7 @@ Registration ratings_registration() {
            "ratings train, then validation_fraction validate, the latest test_fraction test (ties at a boundary "
            "stay in the earlier part)");
   declare_common_parameters(s, "entry");
+  declare_test_file(s);
   r.example = {{"file", "plugins/sources/examples/tiny.ratings.csv"}};
   r.factory = make_ratings;
   r.footprint = [](const Params& p, const FootprintContext& c) { return file_source_footprint(p, c, RecordShape::entries); };

@@ -1,16 +1,28 @@
 #pragma once
 /// \file The `ratings` source: `user,item,rating[,timestamp]` triplets served as matrix entries.
+#include <memory>
 #include <unordered_map>
 
 #include "file_source.hpp"
 
 namespace rankone::sources {
 
+/// `delimiter` values with a meaning of their own: fields separated by runs of spaces and tabs, and
+/// the delimiter decided on the first line of the file.
+inline constexpr const char* kWhitespace = "whitespace";
+inline constexpr const char* kAutoDelimiter = "auto";
+
+/// The delimiter of a triplet file from its first line (a header or a rating): "::" if it holds
+/// one, else a tab, else a comma, else kWhitespace (LIBMF's `row col value`).
+std::string detect_delimiter(std::string_view first_line);
+
 /// How user and item identifiers become row and column indices.
 enum class RatingIds { remap, zero_based, one_based };
 
 struct RatingsOptions {
-  std::string delimiter = ",";  ///< one character, or "::" (MovieLens 1M)
+  /// One character, a string such as "::" (MovieLens 1M), kWhitespace (runs of blanks: LIBMF), or
+  /// kAutoDelimiter: decided on the file's first line (`detect_delimiter`).
+  std::string delimiter = kAutoDelimiter;
   RatingIds ids = RatingIds::remap;
   std::int64_t users = 0, items = 0;  ///< declared dimensions (0: detected)
   bool by_timestamp = false;          ///< serve in timestamp order (holds the file in memory)
@@ -39,20 +51,29 @@ struct RatingLine {
   double rating = 0.0, timestamp = 0.0;
 };
 
-/// Parses `user<d>item<d>rating[<d>timestamp]`; false for a header line (first field not an
-/// integer, on line 1 only). Throws DataError otherwise.
+/// Parses `user<d>item<d>rating[<d>timestamp]` (`delimiter` kWhitespace: runs of blanks); false for
+/// a header line (first field not an integer, on line 1 only). Throws DataError otherwise.
 bool parse_rating_line(std::string_view line, std::string_view delimiter, RatingLine& out, const std::string& where,
                        std::int64_t line_number);
 
+/// The maps from user and item ids to row and column indices (ids "remap"), shared by the reader of
+/// a training file and that of its test_file, so that an id means one row or column in both.
+struct RatingIdMaps {
+  std::unordered_map<std::int64_t, std::int64_t> users, items;
+};
+
 class RatingsReader final : public RecordReader {
  public:
-  RatingsReader(StreamOpener opener, RatingsOptions options);
+  /// `shared_ids`: the id maps of the training file's reader, for the reader of its test_file
+  /// (which may add ids the training file lacks); none: maps of its own.
+  RatingsReader(StreamOpener opener, RatingsOptions options, std::shared_ptr<RatingIdMaps> shared_ids = nullptr);
+  const std::shared_ptr<RatingIdMaps>& id_maps() const { return ids_; }
   void start(std::uint64_t seed) override;
   bool next(Record& record) override;
   RecordLayout layout() const override;
   std::uint64_t bytes_read() const override { return bytes_; }
   std::string source_name() const override { return name_; }
-  /// A skipped header line, remapped ids.
+  /// The delimiter decided on the first line, a skipped header line, remapped ids.
   std::vector<std::string> notes() const override;
 
  private:
@@ -62,7 +83,10 @@ class RatingsReader final : public RecordReader {
   StreamOpener opener_;
   RatingsOptions options_;
   std::unique_ptr<LineReader> lines_;
-  std::unordered_map<std::int64_t, std::int64_t> user_ids_, item_ids_;
+  std::shared_ptr<RatingIdMaps> ids_;
+  bool test_file_ = false;  ///< reads a test_file: its notes count the ids the training file lacks
+  bool ids_counted_ = false;
+  std::size_t users_before_ = 0, items_before_ = 0;  ///< map sizes when a test_file's reading began
   std::vector<Record> sorted_;  ///< timestamp order (by_timestamp only)
   std::size_t sorted_at_ = 0;
   bool loaded_ = false;
@@ -70,6 +94,7 @@ class RatingsReader final : public RecordReader {
   std::uint64_t bytes_ = 0;
   std::string line_, name_;
   std::string header_;  ///< the first line, when it was not a rating and was skipped as a header
+  std::string delimiter_;  ///< as given, or decided on the first line (delimiter "auto")
 };
 
 Registration ratings_registration();

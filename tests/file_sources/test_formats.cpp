@@ -5,6 +5,10 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "../../plugins/sources/csv_source.hpp"
 #include "../../plugins/sources/libsvm_source.hpp"
@@ -51,7 +55,7 @@ TEST_CASE("libsvm: values, labels and dimension, 1-based detected", "[file_sourc
 TEST_CASE("libsvm: index base detected, declared, and sparse designs", "[file_sources][libsvm]") {
   Scratch dir("libsvm_base");
   const std::string zero = dir.write("zero.svm", "1 0:1 2:3\n2 1:5\n");
-  auto s = open_source({{"name", "libsvm"}, {"file", zero}, {"test_fraction", 0.0}});
+  auto s = open_source({{"name", "libsvm"}, {"file", zero}, {"design", "sparse"}, {"test_fraction", 0.0}});
   CHECK(s->shape().d1 == 3);
   const Batch b = s->next(5);
   REQUIRE(b.left.kind == DesignSide::Kind::sparse);
@@ -208,6 +212,66 @@ TEST_CASE("ratings: remapped ids, entry designs, timestamp order", "[file_source
   CHECK(direct->shape().d2 == 601);
   CHECK_THROWS_WITH(open_source({{"name", "ratings"}, {"file", file}, {"ids", "one_based"}, {"users", 15}}),
                     Catch::Contains("r.csv:3") && Catch::Contains("declared count 15") && Catch::Contains("'20'"));
+}
+
+TEST_CASE("ratings: the delimiter is decided on the first line (LIBMF, MovieLens 1M, tabs, commas)",
+          "[file_sources][ratings]") {
+  Scratch dir("ratings_delimiter");
+  // The same three ratings as each format writes them; LIBMF's `row col value` needs no option.
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"libmf.txt", "0 1 4.5\n2  0 3\n0\t0 1\n"},
+      {"ml1m.dat", "10::20::4.5::978300760\n30::10::3::978300761\n10::10::1::978300762\n"},
+      {"tabs.tsv", "10\t20\t4.5\n30\t10\t3\n10\t10\t1\n"},
+      {"commas.csv", "user,item,rating\n10,20,4.5\n30,10,3\n10,10,1\n"}};
+  for (const auto& [name, text] : files) {
+    INFO(name);
+    auto s = open_source({{"name", "ratings"}, {"file", dir.write(name, text)}, {"test_fraction", 0.0}});
+    const Batch b = s->next(10);
+    CHECK(b.y == Vector((Vector(3) << 4.5, 3, 1).finished()));
+    CHECK(b.left.index == (IndexVector(3) << 0, 1, 0).finished());   // remapped in order of appearance
+    CHECK(b.right->index == (IndexVector(3) << 0, 1, 1).finished());
+    std::string notes;
+    for (const auto& n : s->notes()) notes += n + "\n";
+    INFO(notes);
+    CHECK(notes.find("(delimiter \"auto\": decided on its first line)") != std::string::npos);
+  }
+  // Runs of blanks, given explicitly; a comma then is part of a field, which is not a number.
+  const std::string libmf = dir.write("explicit.txt", " 0   1 4.5 \n1 0 3\n");
+  auto explicit_blanks = open_source({{"name", "ratings"}, {"file", libmf}, {"delimiter", "whitespace"},
+                                      {"ids", "zero_based"}, {"test_fraction", 0.0}});
+  CHECK(explicit_blanks->next(10).y == Vector((Vector(2) << 4.5, 3).finished()));
+  CHECK_THROWS_WITH(open_source({{"name", "ratings"}, {"file", dir.write("mixed.txt", "0 1 4.5\n1,0,3\n")},
+                                 {"test_fraction", 0.0}}),
+                    Catch::Contains("mixed.txt:2"));
+}
+
+TEST_CASE("ratings: test_file shares the training file's ids; new ids widen the matrix and are noted",
+          "[file_sources][ratings]") {
+  Scratch dir("ratings_test_file");
+  // LIBMF's tr/te pair as it comes: blank-separated, ids as written.
+  const std::string train = dir.write("tr.txt", "10 500 4.5\n20 600 3\n10 600 1\n");
+  const std::string test = dir.write("te.txt", "20 500 2\n30 600 5\n");
+  auto s = open_source({{"name", "ratings"}, {"file", train}, {"test_file", test}, {"test_fraction", 0.0}});
+  CHECK(s->shape().d1 == 3);  // users 10, 20 and the test file's 30
+  CHECK(s->shape().d2 == 2);
+  CHECK(s->next(10).y == Vector((Vector(3) << 4.5, 3, 1).finished()));  // every training rating trains
+  const Batch* held = s->test_set();
+  REQUIRE(held != nullptr);
+  REQUIRE(held->size() == 2);
+  std::set<std::tuple<Index, Index, double>> entries;
+  for (Index t = 0; t < held->size(); ++t) entries.insert({held->left.index(t), held->right->index(t), held->y(t)});
+  // User 20 is row 1 and item 500 column 0 in both files; user 30 gets the next row.
+  CHECK(entries == std::set<std::tuple<Index, Index, double>>{{1, 0, 2.0}, {2, 1, 5.0}});
+  std::string notes;
+  for (const auto& n : s->notes()) notes += n + "\n";
+  INFO(notes);
+  CHECK(notes.find("te.txt (test_file) names 1 users and 0 items absent from the training file") != std::string::npos);
+
+  CHECK_THROWS_WITH(open_source({{"name", "ratings"}, {"file", train}, {"test_file", test}, {"test_fraction", 0.0},
+                                 {"order", "timestamp"}, {"split", "chronological"}}),
+                    Catch::Contains("/test_file") && Catch::Contains("chronological split makes its own test part"));
+  CHECK_THROWS_WITH(open_source({{"name", "ratings"}, {"file", train}, {"test_file", test}}),
+                    Catch::Contains("set test_fraction to 0"));
 }
 
 TEST_CASE("image: a PNG's pixels as entries, every pixel once per pass", "[file_sources][image]") {

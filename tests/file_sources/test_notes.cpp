@@ -36,8 +36,9 @@ TEST_CASE("a test set cut by test_cap is noted with both counts", "[file_sources
   INFO(all_notes(*capped));
   CHECK(capped->test_set()->instances() == 10000);
   CHECK(has_note(*capped, "test set capped at 10 000 of 12 000 rows (test_cap"));
-  // The sparse format chose a sparse design: also a choice the experiment did not spell out.
-  CHECK(has_note(*capped, "features served as a sparse design (design \"auto\""));
+  // A sparse format whose rows are full is served dense: a choice the experiment did not spell out.
+  CHECK(has_note(*capped, "features served as a dense design (design \"auto\": a sparse format whose rows fill 100 % "
+                          "of the 2 columns; dense from 50 %)"));
 
   auto whole = test::open_source({{"name", "libsvm"}, {"file", train_file}, {"test_file", test_file},
                                   {"test_fraction", 0.0}, {"indexing", "one"}, {"test_cap", 20000}, {"design", "dense"}});
@@ -70,4 +71,26 @@ TEST_CASE("standardisation applied by a source is noted", "[file_sources][notes]
   auto s = test::open_source({{"name", "csv"}, {"file", csv}, {"labels", "y"}, {"standardize", "center_scale"}});
   INFO(all_notes(*s));
   CHECK(has_note(*s, "features centred and scaled to unit variance with the statistics of the 3 training rows"));
+}
+
+TEST_CASE("design auto serves a sparse format dense when its rows fill half the columns", "[file_sources][notes]") {
+  test::Scratch dir("notes_design");
+  std::ostringstream sparse, half;
+  for (int i = 0; i < 40; ++i) sparse << (i % 3) << " " << (i % 10) << ":1.5\n";            // 1 of 10 columns
+  for (int i = 0; i < 40; ++i) half << (i % 3) << " 0:1 2:2 4:3 6:4 " << (8 + i % 2) << ":5\n";  // 5 of 10
+  auto s = test::open_source({{"name", "libsvm"}, {"file", dir.write("sparse.libsvm", sparse.str())}, {"test_fraction", 0.0}});
+  INFO(all_notes(*s));
+  CHECK(has_note(*s, "features served as a sparse design (design \"auto\": a sparse format whose rows fill 10 % of "
+                     "the 10 columns; dense from 50 %)"));
+  CHECK(s->next(5).left.kind == DesignSide::Kind::sparse);
+  auto d = test::open_source({{"name", "libsvm"}, {"file", dir.write("half.libsvm", half.str())}, {"test_fraction", 0.0}});
+  INFO(all_notes(*d));
+  CHECK(has_note(*d, "features served as a dense design"));
+  const Batch b = d->next(5);
+  REQUIRE(b.left.kind == DesignSide::Kind::dense);
+  CHECK(b.left.dense(0, 0) == 1.0);  // the same values, zeros filled in
+  CHECK(b.left.dense(1, 0) == 0.0);
+  CHECK(b.left.dense(8, 0) == 5.0);
+  CHECK(b.left.dense(9, 0) == 0.0);
+  CHECK(b.left.dense(9, 1) == 5.0);
 }
