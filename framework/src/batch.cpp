@@ -222,8 +222,13 @@ void Batch::append(const Batch& other) {
   }
   if (is_all(right)) {
     // Label-major responses, y(i + n·j): the instances of label j are interleaved, not concatenated.
-    right->append(*other.right);  // checks the dimension and scale
     const Index n1 = instances(), n2 = other.instances(), labels = right->dim;
+    if (y.size() != n1 * labels || other.y.size() != n2 * other.right->dim)
+      throw std::invalid_argument("Batch::append: a full-observation batch needs instances × labels responses (" +
+                                  std::to_string(y.size()) + " for " + std::to_string(n1) + " × " +
+                                  std::to_string(labels) + ", " + std::to_string(other.y.size()) + " for " +
+                                  std::to_string(n2) + " × " + std::to_string(other.right->dim) + ")");
+    right->append(*other.right);  // checks the dimension and scale; nothing per instance to copy
     Vector joined(y.size() + other.y.size());
     for (Index j = 0; j < labels; ++j) {
       joined.segment(j * (n1 + n2), n1) = y.segment(j * n1, n1);

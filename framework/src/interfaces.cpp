@@ -111,6 +111,11 @@ bool IterativeEstimator::end_if_diverged(double residual_rms, double response_rm
                                          int iteration, const std::function<std::string()>& restore) {
   if (std::isfinite(residual_rms) && !(residual_rms > divergence_factor * response_rms)) return false;
   const std::string kept = restore();
+  if (!std::isfinite(residual_rms)) {
+    finish(Status::diverged, "the residual on the fresh batch of iteration " + std::to_string(iteration) +
+                                 " is not finite" + kept);
+    return true;
+  }
   finish(Status::diverged, "residual RMS " + short_number(residual_rms) + " on the fresh batch of iteration " +
                                std::to_string(iteration) + " exceeds divergence_factor × the batch's response RMS (" +
                                short_number(divergence_factor) + " × " + short_number(response_rms) + ")" + kept);

@@ -55,6 +55,8 @@ void AlternatingEstimator::start(DataSource& data, Rng& rng) {
 
   // First batch: the standardisation check, the feature scaling and whatever the estimator estimates
   // once (fm_moment_elimination: κ, φ, τ).
+  if (const std::string why = BatchReader::refusal(data, options_.batch_size, "batch_size"); !why.empty())
+    return finish(Status::failed, why);
   Batch first = reader_.next(data, options_.batch_size);
   if (first.instances() == 0)
     return finish(Status::failed, "the data ran out before the first batch of " + std::to_string(options_.batch_size) +

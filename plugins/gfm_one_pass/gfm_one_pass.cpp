@@ -52,6 +52,10 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
   data_ = &data;
   d_ = d1;
   const Index init_size = options_.init_batch_size.value_or(options_.batch_size);
+  for (const auto& [parameter, n] : {std::pair<std::string, Index>{"init_batch_size", init_size},
+                                     std::pair<std::string, Index>{"batch_size", options_.batch_size}})
+    if (const std::string why = BatchReader::refusal(data, n, parameter); !why.empty())
+      return finish(Status::failed, why);
   const Batch batch = reader_.next(data, init_size);
   if (batch.instances() == 0)
     return finish(Status::failed, "the data ran out before the initialisation batch of " + std::to_string(init_size) +

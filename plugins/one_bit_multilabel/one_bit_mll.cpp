@@ -49,13 +49,27 @@ void OneBitMultilabel::start(DataSource& data, Rng& rng) {
   // batch_size null: every batch is the whole finite training set (full observation, Section 5.2).
   if (!requested_batch_size_ || !requested_init_batch_size_) {
     if (!data.finite() || data.size().value_or(0) == 0) {
-      finish(Status::failed, std::string("batch_size null (the whole training set per batch) needs a finite, non-empty "
-                                         "source; this one is ") + (data.finite() ? "empty" : "endless: give batch_size"));
+      finish(Status::failed, std::string("batch_size null (the whole training set per batch) needs a finite source "
+                                         "of known size; this one is ") +
+                                 (data.finite() ? "of unknown size" : "endless: give batch_size"));
+      return;
+    }
+    // Every iteration reads a whole pass: fewer passes would end the run early, quietly.
+    if (reader_.passes_allowed() < max_iterations_ + 1) {
+      finish(Status::failed, "batch_size null reads the whole training set at every iteration: passes (" +
+                                 std::to_string(reader_.passes_allowed()) + ") must be at least max_iterations + 1 (" +
+                                 std::to_string(max_iterations_ + 1) + ": the start and each iteration)");
       return;
     }
   }
   batch_size_ = requested_batch_size_.value_or(data.size().value_or(0));
   const Index init_batch_size = requested_init_batch_size_.value_or(data.size().value_or(0));
+  for (const auto& [parameter, n] : {std::pair<std::string, Index>{"init_batch_size", init_batch_size},
+                                     std::pair<std::string, Index>{"batch_size", batch_size_}})
+    if (const std::string why = BatchReader::refusal(data, n, parameter); !why.empty()) {
+      finish(Status::failed, why + " (or batch_size null for the whole set at every iteration)");
+      return;
+    }
   const Batch batch = reader_.next(data, init_batch_size);
   if (batch.instances() == 0) {
     finish(Status::failed, "the data ran out before the initialisation batch of " + std::to_string(init_batch_size) +

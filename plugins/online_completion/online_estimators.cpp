@@ -149,7 +149,9 @@ double OnlineCompletion::iterate(DataSource& data) {
                                   ? std::numeric_limits<double>::quiet_NaN()
                                   : std::sqrt(stats.squared_residuals / static_cast<double>(std::max<Index>(stats.processed, 1)));
   const double value_rms = std::sqrt(squared_values / static_cast<double>(std::max<Index>(entries->size, 1)));
-  if (end_if_diverged(residual_rms, value_rms, options_.divergence_factor, iteration() + 1,
+  // A batch of zero entries has no scale to judge a residual by: then only a non-finite one diverges.
+  const double judged_rms = value_rms > 0.0 || !std::isfinite(residual_rms) ? residual_rms : 0.0;
+  if (end_if_diverged(judged_rms, value_rms, options_.divergence_factor, iteration() + 1,
                       [this] { return undo_diverged_batch(); }))
     return -1.0;
   // Each entry is new and predicted before its own update (progressive validation): a held-out fit.

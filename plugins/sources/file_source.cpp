@@ -516,7 +516,8 @@ void FileSource::record_notes(Part held_out, std::int64_t train_count) {
 std::string percent(double fraction) {
   char text[32];
   const double value = 100.0 * fraction;
-  std::snprintf(text, sizeof text, value >= 10.0 ? "%.0f %%" : "%.2g %%", value);
+  if (value > 0.0 && value < 0.01) return "< 0.01 %";  // a fixed floor, not 1e-05 %
+  std::snprintf(text, sizeof text, "%.3g %%", value);
   return text;
 }
 
@@ -541,6 +542,7 @@ void FileSource::scan_test_file(std::vector<Record>& reservoir, Rng& reservoir_r
                                 std::int64_t& max_feature, std::int64_t& max_row, std::int64_t& max_col) {
   const bool hold = !config_.evaluate_validation;  // else the test file is only validated and counted
   test_reader_->start(derive_seed(seed_, "order"));
+  const std::int64_t train_rows = max_row + 1, train_cols = max_col + 1;
   std::int64_t& seen = counts_[static_cast<int>(Part::test)];
   Record r;
   while (test_reader_->next(r)) {
@@ -561,6 +563,10 @@ void FileSource::scan_test_file(std::vector<Record>& reservoir, Rng& reservoir_r
     if (hold) keep_sample(reservoir, r, seen, config_.test_cap, reservoir_rng);
   }
   if (seen == 0) data_error(test_reader_->source_name(), 0, "at least one test record (test_file)", "an empty file");
+  if (layout_.entries && (max_row + 1 > train_rows || max_col + 1 > train_cols))
+    note(test_reader_->source_name() + " (test_file) widens the matrix from " + grouped(train_rows) + " × " +
+         grouped(train_cols) + " to " + grouped(max_row + 1) + " × " + grouped(max_col + 1) +
+         ": its rows and columns beyond the training file's get no training data (cold start)");
 }
 
 void FileSource::standardize_in_place(Record& r) const {

@@ -154,7 +154,8 @@ class RecordReader {
 
 /// A count with a space between thousands ("50 000"), as the notes print it.
 std::string grouped(std::int64_t n);
-/// A fraction as a percentage with two significant digits ("97 %", "3.1 %"), as the notes print it.
+/// A fraction as a percentage with three significant digits ("97 %", "3.12 %", "< 0.01 %"), as the
+/// notes print it.
 std::string percent(double fraction);
 
 /// design "auto" serves a sparse format's records as a dense design when they fill at least this

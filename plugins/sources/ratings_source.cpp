@@ -69,8 +69,7 @@ ChronologicalBounds chronological_bounds(const std::vector<double>& timestamps, 
 RatingsReader::RatingsReader(StreamOpener opener, RatingsOptions options, std::shared_ptr<RatingIdMaps> shared_ids)
     : opener_(std::move(opener)),
       options_(std::move(options)),
-      ids_(shared_ids ? shared_ids : std::make_shared<RatingIdMaps>()),
-      test_file_(shared_ids != nullptr) {}
+      ids_(shared_ids ? std::move(shared_ids) : std::make_shared<RatingIdMaps>()) {}
 
 std::int64_t RatingsReader::index_of(std::int64_t id, std::unordered_map<std::int64_t, std::int64_t>& ids,
                                      std::int64_t declared, const char* what, std::int64_t line) {
@@ -101,6 +100,7 @@ bool RatingsReader::read_line(Record& record) {
     if (delimiter_.empty()) delimiter_ = options_.delimiter == kAutoDelimiter ? detect_delimiter(line_) : options_.delimiter;
     if (!parse_rating_line(line_, delimiter_, parsed, name_, line_number)) {
       header_ = std::string(trim(line_));
+      if (options_.delimiter == kAutoDelimiter) delimiter_.clear();  // a header's separators may differ: decide on a rating
       continue;
     }
     record.clear();
@@ -119,11 +119,6 @@ bool RatingsReader::read_line(Record& record) {
 void RatingsReader::start(std::uint64_t) {
   lines_ = std::make_unique<LineReader>(opener_());
   name_ = lines_->name();
-  if (test_file_ && !ids_counted_) {  // the training file was read (the open pass reads it first)
-    users_before_ = ids_->users.size();
-    items_before_ = ids_->items.size();
-    ids_counted_ = true;
-  }
   records_ = 0;
   bytes_ = 0;
   sorted_at_ = 0;
@@ -161,17 +156,13 @@ std::vector<std::string> RatingsReader::notes() const {
                     (delimiter_ == kWhitespace ? std::string("blanks")
                      : delimiter_ == "\t"      ? std::string("tabs")
                                                : "'" + delimiter_ + "'") +
-                    " (delimiter \"auto\": decided on its first line)");
+                    " (delimiter \"auto\": decided on its first rating)");
   if (!header_.empty()) notes.push_back("first line of " + name_ + " ('" + header_ + "') is not a rating: skipped as a header");
   const std::size_t users = ids_->users.size(), items = ids_->items.size();
   if (options_.ids == RatingIds::remap)
     notes.push_back("user and item ids remapped to 0.." + std::to_string(users - (users == 0 ? 0 : 1)) + " and 0.." +
                     std::to_string(items - (items == 0 ? 0 : 1)) +
                     " in order of first appearance (ids \"remap\")");
-  if (test_file_ && options_.ids == RatingIds::remap && (users > users_before_ || items > items_before_))
-    notes.push_back(name_ + " (test_file) names " + std::to_string(users - users_before_) + " users and " +
-                    std::to_string(items - items_before_) +
-                    " items absent from the training file: their rows and columns get no training data (cold start)");
   return notes;
 }
 

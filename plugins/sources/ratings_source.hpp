@@ -8,12 +8,12 @@
 namespace rankone::sources {
 
 /// `delimiter` values with a meaning of their own: fields separated by runs of spaces and tabs, and
-/// the delimiter decided on the first line of the file.
+/// the delimiter decided on the file's first rating (a header line before it does not decide).
 inline constexpr const char* kWhitespace = "whitespace";
 inline constexpr const char* kAutoDelimiter = "auto";
 
-/// The delimiter of a triplet file from its first line (a header or a rating): "::" if it holds
-/// one, else a tab, else a comma, else kWhitespace (LIBMF's `row col value`).
+/// The delimiter of a triplet file from a line of it: "::" if it holds one, else a tab, else a
+/// comma, else kWhitespace (LIBMF's `row col value`).
 std::string detect_delimiter(std::string_view first_line);
 
 /// How user and item identifiers become row and column indices.
@@ -21,7 +21,7 @@ enum class RatingIds { remap, zero_based, one_based };
 
 struct RatingsOptions {
   /// One character, a string such as "::" (MovieLens 1M), kWhitespace (runs of blanks: LIBMF), or
-  /// kAutoDelimiter: decided on the file's first line (`detect_delimiter`).
+  /// kAutoDelimiter: decided on the file's first rating (`detect_delimiter`).
   std::string delimiter = kAutoDelimiter;
   RatingIds ids = RatingIds::remap;
   std::int64_t users = 0, items = 0;  ///< declared dimensions (0: detected)
@@ -65,7 +65,7 @@ struct RatingIdMaps {
 class RatingsReader final : public RecordReader {
  public:
   /// `shared_ids`: the id maps of the training file's reader, for the reader of its test_file
-  /// (which may add ids the training file lacks); none: maps of its own.
+  /// (which may add ids the training file lacks: the next indices); none: maps of its own.
   RatingsReader(StreamOpener opener, RatingsOptions options, std::shared_ptr<RatingIdMaps> shared_ids = nullptr);
   const std::shared_ptr<RatingIdMaps>& id_maps() const { return ids_; }
   void start(std::uint64_t seed) override;
@@ -73,7 +73,7 @@ class RatingsReader final : public RecordReader {
   RecordLayout layout() const override;
   std::uint64_t bytes_read() const override { return bytes_; }
   std::string source_name() const override { return name_; }
-  /// The delimiter decided on the first line, a skipped header line, remapped ids.
+  /// The delimiter decided on the first rating, a skipped header line, remapped ids.
   std::vector<std::string> notes() const override;
 
  private:
@@ -84,9 +84,6 @@ class RatingsReader final : public RecordReader {
   RatingsOptions options_;
   std::unique_ptr<LineReader> lines_;
   std::shared_ptr<RatingIdMaps> ids_;
-  bool test_file_ = false;  ///< reads a test_file: its notes count the ids the training file lacks
-  bool ids_counted_ = false;
-  std::size_t users_before_ = 0, items_before_ = 0;  ///< map sizes when a test_file's reading began
   std::vector<Record> sorted_;  ///< timestamp order (by_timestamp only)
   std::size_t sorted_at_ = 0;
   bool loaded_ = false;
@@ -94,7 +91,7 @@ class RatingsReader final : public RecordReader {
   std::uint64_t bytes_ = 0;
   std::string line_, name_;
   std::string header_;  ///< the first line, when it was not a rating and was skipped as a header
-  std::string delimiter_;  ///< as given, or decided on the first line (delimiter "auto")
+  std::string delimiter_;  ///< as given, or decided on the first rating (delimiter "auto")
 };
 
 Registration ratings_registration();

@@ -214,7 +214,7 @@ TEST_CASE("ratings: remapped ids, entry designs, timestamp order", "[file_source
                     Catch::Contains("r.csv:3") && Catch::Contains("declared count 15") && Catch::Contains("'20'"));
 }
 
-TEST_CASE("ratings: the delimiter is decided on the first line (LIBMF, MovieLens 1M, tabs, commas)",
+TEST_CASE("ratings: the delimiter is decided on the first rating (LIBMF, MovieLens 1M, tabs, commas)",
           "[file_sources][ratings]") {
   Scratch dir("ratings_delimiter");
   // The same three ratings as each format writes them; LIBMF's `row col value` needs no option.
@@ -222,7 +222,8 @@ TEST_CASE("ratings: the delimiter is decided on the first line (LIBMF, MovieLens
       {"libmf.txt", "0 1 4.5\n2  0 3\n0\t0 1\n"},
       {"ml1m.dat", "10::20::4.5::978300760\n30::10::3::978300761\n10::10::1::978300762\n"},
       {"tabs.tsv", "10\t20\t4.5\n30\t10\t3\n10\t10\t1\n"},
-      {"commas.csv", "user,item,rating\n10,20,4.5\n30,10,3\n10,10,1\n"}};
+      {"commas.csv", "user,item,rating\n10,20,4.5\n30,10,3\n10,10,1\n"},
+      {"one_word_header.csv", "ratings\n10,20,4.5\n30,10,3\n10,10,1\n"}};  // the header does not decide
   for (const auto& [name, text] : files) {
     INFO(name);
     auto s = open_source({{"name", "ratings"}, {"file", dir.write(name, text)}, {"test_fraction", 0.0}});
@@ -233,7 +234,7 @@ TEST_CASE("ratings: the delimiter is decided on the first line (LIBMF, MovieLens
     std::string notes;
     for (const auto& n : s->notes()) notes += n + "\n";
     INFO(notes);
-    CHECK(notes.find("(delimiter \"auto\": decided on its first line)") != std::string::npos);
+    CHECK(notes.find("(delimiter \"auto\": decided on its first rating)") != std::string::npos);
   }
   // Runs of blanks, given explicitly; a comma then is part of a field, which is not a number.
   const std::string libmf = dir.write("explicit.txt", " 0   1 4.5 \n1 0 3\n");
@@ -265,7 +266,15 @@ TEST_CASE("ratings: test_file shares the training file's ids; new ids widen the 
   std::string notes;
   for (const auto& n : s->notes()) notes += n + "\n";
   INFO(notes);
-  CHECK(notes.find("te.txt (test_file) names 1 users and 0 items absent from the training file") != std::string::npos);
+  CHECK(notes.find("te.txt (test_file) widens the matrix from 2 × 2 to 3 × 2: its rows and columns beyond the "
+                   "training file's get no training data (cold start)") != std::string::npos);
+  // Declared ids: the same widening, the same note.
+  auto direct = open_source({{"name", "ratings"}, {"file", dir.write("tr0.txt", "0 0 1\n1 1 2\n")},
+                             {"test_file", dir.write("te0.txt", "2 1 3\n")}, {"ids", "zero_based"}, {"test_fraction", 0.0}});
+  CHECK(direct->shape().d1 == 3);
+  std::string direct_notes;
+  for (const auto& n : direct->notes()) direct_notes += n + "\n";
+  CHECK(direct_notes.find("te0.txt (test_file) widens the matrix from 2 × 2 to 3 × 2") != std::string::npos);
 
   CHECK_THROWS_WITH(open_source({{"name", "ratings"}, {"file", train}, {"test_file", test}, {"test_fraction", 0.0},
                                  {"order", "timestamp"}, {"split", "chronological"}}),

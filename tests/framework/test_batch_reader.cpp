@@ -63,3 +63,13 @@ TEST_CASE("BatchReader: full batches only; a short last batch is dropped and sai
     CHECK(reader.dropped() == 1000);
   }
 }
+
+TEST_CASE("BatchReader::refusal: a batch larger than a finite set is refused, naming the parameter",
+          "[framework][batches]") {
+  auto finite = source(300);
+  CHECK(BatchReader::refusal(*finite, 300, "batch_size").empty());
+  CHECK(BatchReader::refusal(*finite, 301, "init_batch_size") ==
+        "init_batch_size 301 is larger than the finite training set of 300 instances (a batch would hold some of them "
+        "twice): lower it");
+  CHECK(BatchReader::refusal(*source(std::nullopt), 1000000, "batch_size").empty());  // endless: any size
+}

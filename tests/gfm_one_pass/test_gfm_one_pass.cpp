@@ -275,7 +275,8 @@ TEST_CASE("gfm_one_pass: the dropped last batch is noted; a source smaller than 
   source["size"] = 1500;
   const Trace tiny = run(source, gfm(3, 2000, 50), 1);
   CHECK(tiny.summary.status == Status::failed);
-  CHECK_THAT(tiny.summary.message, Catch::StartsWith("the data ran out before the initialisation batch of 2000 instances"));
+  CHECK(tiny.summary.message == "init_batch_size 2000 is larger than the finite training set of 1500 instances (a "
+                                 "batch would hold some of them twice): lower it");
 }
 
 TEST_CASE("gfm_one_pass: passes > 1 re-uses a finite source, and the summary says so", "[gfm]") {

@@ -182,11 +182,31 @@ TEST_CASE("one_bit_mll reports unusable configurations as a failed status", "[on
     CHECK(run.source->samples_drawn() == 900);  // start + 2 iterations, one pass each
     CHECK(s.notes.empty());                     // every batch is full
   }
+  SECTION("batch_size null with fewer passes than the start and the iterations need") {
+    Json source = test::one_bit::single_label_source(10, 4, 1, 0);
+    source["size"] = 300;
+    Json est = one_bit_estimator(1, 0, 2);
+    est["batch_size"] = nullptr;
+    est["passes"] = 2;
+    Run run(source, est, 1);
+    CHECK(run.estimator->summary().status == Status::failed);
+    CHECK_THAT(run.estimator->summary().message, Catch::Contains("passes (2) must be at least max_iterations + 1 (3"));
+  }
+  SECTION("a batch larger than the finite set is refused, not filled twice from two passes") {
+    Json source = test::one_bit::single_label_source(10, 4, 1, 0);
+    source["size"] = 300;
+    Json est = one_bit_estimator(1, 500, 2);
+    est["passes"] = 5;
+    Run run(source, est, 1);
+    CHECK(run.estimator->summary().status == Status::failed);
+    CHECK_THAT(run.estimator->summary().message,
+               Catch::Contains("init_batch_size 500 is larger than the finite training set of 300 instances"));
+  }
   SECTION("batch_size null on an endless source") {
     Json est = one_bit_estimator(1, 0, 2);
     est["batch_size"] = nullptr;
     Run run(test::one_bit::single_label_source(10, 4, 1, 0), est, 1);
     CHECK(run.estimator->summary().status == Status::failed);
-    CHECK_THAT(run.estimator->summary().message, Catch::Contains("needs a finite, non-empty source"));
+    CHECK_THAT(run.estimator->summary().message, Catch::Contains("needs a finite source of known size; this one is endless"));
   }
 }

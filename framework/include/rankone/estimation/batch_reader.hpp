@@ -5,6 +5,7 @@
 /// "One pass" stays the default, any re-use is declared (`passes`) and reported, and a short last
 /// batch is never used: every batch handed out has exactly the size asked for.
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "rankone/core/batch.hpp"
@@ -36,6 +37,16 @@ class BatchReader {
                  "Every batch is full: one that reaches the end of a pass is topped up from the next while passes "
                  "allow, and a short last batch is not used")
         .at_least(1);
+  }
+
+  /// Why batches of `n` instances cannot come from `data`, or "": a batch larger than a finite set
+  /// would hold some of its instances twice (topped up from the next pass). Estimators ask in
+  /// `start` for every batch size they will request; `parameter` names it in the message.
+  static std::string refusal(const DataSource& data, Index n, const std::string& parameter) {
+    const std::optional<Index> size = data.finite() ? data.size() : std::nullopt;
+    if (!size || n <= *size) return "";
+    return parameter + " " + std::to_string(n) + " is larger than the finite training set of " + std::to_string(*size) +
+           " instances (a batch would hold some of them twice): lower it";
   }
 
   /// Exactly n instances, or none once the allowed passes cannot supply n more.

@@ -85,7 +85,8 @@ class IterativeEstimator : public Estimator {
   /// relative residual 1), and reached within a few iterations by a geometric blow-up.
   static constexpr double kDefaultDivergenceFactor = 1e3;
   /// Declares `divergence_factor`, the one declaration shared by the estimators that measure their
-  /// residual on fresh batches (gfm_one_pass, fm_moment_elimination, ifm): see `end_if_diverged`.
+  /// residual on fresh batches (gfm_one_pass, fm_moment_elimination, ifm, the online completion
+  /// estimators): see `end_if_diverged`.
   static void declare_divergence_factor(Schema& schema);
 
   IterativeEstimator(int max_iterations, double tolerance)
