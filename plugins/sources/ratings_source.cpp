@@ -7,10 +7,10 @@
 
 namespace rankone::sources {
 
-std::string detect_delimiter(std::string_view first_line) {
-  if (first_line.find("::") != std::string_view::npos) return "::";
-  if (first_line.find('\t') != std::string_view::npos) return "\t";
-  if (first_line.find(',') != std::string_view::npos) return ",";
+std::string detect_delimiter(std::string_view line) {
+  if (line.find("::") != std::string_view::npos) return "::";
+  if (line.find('\t') != std::string_view::npos) return "\t";
+  if (line.find(',') != std::string_view::npos) return ",";
   return kWhitespace;
 }
 
@@ -27,7 +27,7 @@ bool parse_rating_line(std::string_view line, std::string_view delimiter, Rating
                                       : rest.find(delimiter);
     if (count == 5) data_error(where, line_number, "3 or 4 fields 'user,item,rating[,timestamp]'", line);
     fields[count++] = rest.substr(0, at);
-    if (at == std::string_view::npos || at >= rest.size()) break;
+    if (at >= rest.size()) break;  // no delimiter left (npos, or the end of the blanks' search)
     if (whitespace) {
       rest.remove_prefix(at);
       rest.remove_prefix(std::size_t(std::find_if_not(rest.begin(), rest.end(), blank) - rest.begin()));
@@ -224,7 +224,7 @@ Registration ratings_registration() {
   s.string("file", std::nullopt, "path of the file (gzip-compressed or plain); a non-numeric first line is a "
                                  "header").make_required();
   s.string("delimiter", kAutoDelimiter,
-           "field delimiter: \"auto\" (decided on the first line: '::', else a tab, else a comma, else blanks, "
+           "field delimiter: \"auto\" (decided on the first rating: '::', else a tab, else a comma, else blanks, "
            "as in LIBMF's 'row col value'), one character, \"tab\", \"whitespace\" (runs of spaces and tabs), or a "
            "string such as \"::\"");
   s.choice("ids", "remap", {"remap", "zero_based", "one_based"},

@@ -14,7 +14,7 @@ inline constexpr const char* kAutoDelimiter = "auto";
 
 /// The delimiter of a triplet file from a line of it: "::" if it holds one, else a tab, else a
 /// comma, else kWhitespace (LIBMF's `row col value`).
-std::string detect_delimiter(std::string_view first_line);
+std::string detect_delimiter(std::string_view line);
 
 /// How user and item identifiers become row and column indices.
 enum class RatingIds { remap, zero_based, one_based };

@@ -14,6 +14,13 @@ using test::one_bit::Run;
 
 namespace {
 
+/// A 10 × 4 rank-1 single-label problem of `size` training instances (the batch-rule tests).
+Json finite_source(Index size) {
+  Json source = test::one_bit::single_label_source(10, 4, 1, 0);
+  source["size"] = size;
+  return source;
+}
+
 Json one_bit_estimator(Index rank, Index batch_size, int iterations) {
   return Json{{"name", "one_bit_mll"}, {"rank", rank}, {"batch_size", batch_size}, {"max_iterations", iterations}};
 }
@@ -125,8 +132,7 @@ TEST_CASE("one_bit_mll reports unusable configurations as a failed status", "[on
     CHECK_THAT(run.estimator->summary().message, Catch::Contains("asymmetric"));
   }
   SECTION("the shared batch rule: one pass over a finite source, a short last batch unused") {
-    Json source = test::one_bit::single_label_source(10, 4, 1, 0);
-    source["size"] = 300;
+    const Json source = finite_source(300);
     Run run(source, one_bit_estimator(1, 200, 5), 1);
     CHECK(run.estimator->summary().status == Status::running);
     CHECK_FALSE(run.estimator->step(*run.source));  // 100 instances left: not a full batch
@@ -138,8 +144,7 @@ TEST_CASE("one_bit_mll reports unusable configurations as a failed status", "[on
     CHECK_THAT(s.notes[0], Catch::Contains("one_bit_mll: the partial last batch of 100 instances was not used"));
   }
   SECTION("passes: a batch reaching the end of a pass is topped up from the next, up to passes") {
-    Json source = test::one_bit::single_label_source(10, 4, 1, 0);
-    source["size"] = 300;
+    const Json source = finite_source(300);
     Json est = one_bit_estimator(1, 200, 5);
     est["passes"] = 3;
     Run run(source, est, 1);
@@ -168,8 +173,7 @@ TEST_CASE("one_bit_mll reports unusable configurations as a failed status", "[on
     CHECK(run.source->samples_drawn() == 4 * 800);  // start + 3 batches of 200 instances, 4 labels each
   }
   SECTION("batch_size null: the whole finite training set at every iteration") {
-    Json source = test::one_bit::single_label_source(10, 4, 1, 0);
-    source["size"] = 300;
+    const Json source = finite_source(300);
     Json est = one_bit_estimator(1, 0, 2);
     est["batch_size"] = nullptr;
     est["passes"] = 3;
@@ -183,8 +187,7 @@ TEST_CASE("one_bit_mll reports unusable configurations as a failed status", "[on
     CHECK(s.notes.empty());                     // every batch is full
   }
   SECTION("batch_size null with fewer passes than the start and the iterations need") {
-    Json source = test::one_bit::single_label_source(10, 4, 1, 0);
-    source["size"] = 300;
+    const Json source = finite_source(300);
     Json est = one_bit_estimator(1, 0, 2);
     est["batch_size"] = nullptr;
     est["passes"] = 2;
@@ -193,8 +196,7 @@ TEST_CASE("one_bit_mll reports unusable configurations as a failed status", "[on
     CHECK_THAT(run.estimator->summary().message, Catch::Contains("passes (2) must be at least max_iterations + 1 (3"));
   }
   SECTION("a batch larger than the finite set is refused, not filled twice from two passes") {
-    Json source = test::one_bit::single_label_source(10, 4, 1, 0);
-    source["size"] = 300;
+    const Json source = finite_source(300);
     Json est = one_bit_estimator(1, 500, 2);
     est["passes"] = 5;
     Run run(source, est, 1);
