@@ -21,14 +21,15 @@ std::string format(double x) {
   return os.str();
 }
 
-/// (‖w − w'‖ + ‖M − M'‖_F) / (‖w‖ + ‖M‖_F): the relative change the stopping rule tests.
+/// (|b − b'| + ‖w − w'‖ + ‖M − M'‖_F) / (|b| + ‖w‖ + ‖M‖_F): the relative change the stopping rule tests.
 double relative_change(const LowRankModel& now, const LowRankModel& before) {
   const double dm = difference_norms(now, &before).frobenius;
   const double m = difference_norms(now, nullptr).frobenius;
   const double dw = now.has_first_order() ? (now.w - before.w).norm() : 0.0;
   const double w = now.has_first_order() ? now.w.norm() : 0.0;
-  const double size = m + w;
-  return size > 0 ? (dm + dw) / size : (dm + dw > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+  const double change = dm + dw + std::abs(now.bias - before.bias);
+  const double size = m + w + std::abs(now.bias);
+  return size > 0 ? change / size : (change > 0 ? std::numeric_limits<double>::infinity() : 0.0);
 }
 
 }  // namespace
@@ -48,6 +49,7 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
   U_ = Matrix::Zero(d1, options_.rank);
   V_ = Matrix::Zero(d2, options_.rank);
   w_ = has_w_ ? Vector::Zero(d1) : Vector();
+  b_ = 0.0;
 
   data_ = &data;
   d_ = d1;
@@ -72,6 +74,8 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
   // Algorithm 1 starts from M = 0 (V = 0) and only the subspace U; the asymmetric update U ← QR(G V)
   // needs a right factor, so there the start is the spectral estimate U Σ V' itself.
   if (!symmetric_) V_ = init.right_vectors * init.values.asDiagonal();
+  // The start's b fits the start's M (0 for x'Mx, so b = mean(y)) on its own batch.
+  if (options_.intercept) b_ = refit_intercept(batch, op, U_, V_, w_);
 }
 
 Summary GfmOnePass::summary() const {
@@ -79,6 +83,10 @@ Summary GfmOnePass::summary() const {
   if (data_ && s.status != Status::running) s.message += reader_.reuse_note(*data_);
   if (const std::string note = reader_.dropped_note("gfm_one_pass", options_.batch_size); !note.empty())
     s.notes.push_back(note);
+  // A run can end well (no truth to judge it by, a file) with an intercept it cannot fit: say so.
+  if (const std::string intercept = missing_intercept();
+      s.status != Status::running && !intercept.empty() && s.message.find(intercept) == std::string::npos)
+    s.notes.push_back("gfm_one_pass: " + intercept);
   return s;
 }
 
@@ -88,7 +96,18 @@ LowRankModel GfmOnePass::model() const {
   m.right = V_;
   m.symmetrize = symmetric_;
   m.w = w_;
+  m.bias = b_;
   return m;
+}
+
+double GfmOnePass::refit_intercept(const Batch& batch, const SensingOperator& op, const Matrix& U, const Matrix& V,
+                                   const Vector& w) const {
+  LowRankModel m;
+  m.left = U;
+  m.right = V;
+  m.symmetrize = symmetric_;
+  m.w = w;
+  return (batch.y - op.forward(batch, m)).mean();
 }
 
 Matrix GfmOnePass::model_times(const Matrix& Z) const {
@@ -112,12 +131,14 @@ Vector GfmOnePass::dense_residual(const Batch& batch, Matrix& XtU) const {
   // x'(U V' + V U')x / 2 = Σ_a (x'U_a)(x'V_a).
   Vector fitted = (P.leftCols(k).array() * P.middleCols(k, k).array()).rowwise().sum();
   if (has_w_) fitted += P.col(2 * k);
+  if (options_.intercept) fitted.array() += b_;
   XtU = P.leftCols(k);
   return batch.y - fitted;
 }
 
 void GfmOnePass::dense_update(const Batch& batch, const MomentInverse& inverse, const Vector& residual,
-                              const Matrix& XtU, Matrix& U_next, Matrix& V_next, Vector& w_next) const {
+                              const Matrix& XtU, Matrix& U_next, Matrix& V_next, Vector& w_next,
+                              double& b_next) const {
   const Matrix& X = batch.left.dense;
   const int threads = resolve_threads(options_.threads);
   const Index k = U_.cols();
@@ -135,7 +156,21 @@ void GfmOnePass::dense_update(const Batch& batch, const MomentInverse& inverse, 
   U_next = orthonormalize(G(A.leftCols(k), U_));
   if (has_w_) w_next = w_ + A.col(k) / n;
   const Matrix XtU_next = blocked_transpose_times(X, U_next, threads);
-  V_next = G(blocked_times(X, residual.asDiagonal() * XtU_next, threads), U_next);
+  if (!options_.intercept) {
+    V_next = G(blocked_times(X, residual.asDiagonal() * XtU_next, threads), U_next);
+    return;
+  }
+  // The same pass also gives X X'U_new and X 1, so b = mean(y − x'U V'x − x'w) costs no pass of its
+  // own: Σ_i x_i'U V'x_i = Σ_a V_a'(X X'U)_a.
+  Matrix W_next(residual.size(), 2 * k + 1);
+  W_next.leftCols(k).noalias() = residual.asDiagonal() * XtU_next;
+  W_next.middleCols(k, k) = XtU_next;
+  W_next.col(2 * k).setOnes();
+  const Matrix B = blocked_times(X, W_next, threads);
+  V_next = G(B.leftCols(k), U_next);
+  const double quadratic = (V_next.array() * B.middleCols(k, k).array()).sum();
+  const double linear = has_w_ ? B.col(2 * k).dot(w_next) : 0.0;
+  b_next = (batch.y.sum() - quadratic - linear) / n;
 }
 
 double GfmOnePass::iterate(DataSource& data) {
@@ -161,11 +196,13 @@ double GfmOnePass::iterate(DataSource& data) {
     record_fit(fit, "relative residual ‖y − ŷ‖/‖y‖ on the last fresh batch, before its update");
     last_mean_residual_ = residual.mean();
     last_residual_rms_ = residual_rms;
+    last_response_rms_ = rms(batch.y);
     if (fit < best_fit_) {
       best_fit_ = fit;
       best_U_ = U_;
       best_V_ = V_;
       best_w_ = w_;
+      best_b_ = b_;
       best_iteration_ = t - 1;
     }
   }
@@ -176,8 +213,9 @@ double GfmOnePass::iterate(DataSource& data) {
   Matrix U_next;
   Matrix V_next;
   Vector w_next = w_;
+  double b_next = b_;
   if (dense) {
-    dense_update(batch, op.isotropic_inverse(data.shape()), residual, XtU, U_next, V_next, w_next);
+    dense_update(batch, op.isotropic_inverse(data.shape()), residual, XtU, U_next, V_next, w_next, b_next);
   } else {
     const MomentMaps moment = moment_maps(batch, op, data.shape(), residual);
     if (symmetric_) {
@@ -188,9 +226,10 @@ double GfmOnePass::iterate(DataSource& data) {
       V_next = moment.transpose_times(U_next) + model_transpose_times(U_next);
     }
     if (has_w_) w_next += op.first_order_adjoint(batch, residual) / static_cast<double>(batch.size());
+    if (options_.intercept) b_next = refit_intercept(batch, op, U_next, V_next, w_next);
   }
 
-  if (!U_next.allFinite() || !V_next.allFinite() || !w_next.allFinite()) {
+  if (!U_next.allFinite() || !V_next.allFinite() || !w_next.allFinite() || !std::isfinite(b_next)) {
     const std::string kept = restore_best();
     finish(Status::diverged, "the update of iteration " + std::to_string(t) + " produced non-finite values" + kept);
     return -1.0;
@@ -198,6 +237,7 @@ double GfmOnePass::iterate(DataSource& data) {
   U_ = std::move(U_next);
   V_ = std::move(V_next);
   w_ = std::move(w_next);
+  b_ = b_next;
   // The batch is kept (moved) for the noise floor, measured once when the run ends.
   if (std::isfinite(fit))
     record_fresh_fit(fit, "relative residual ‖y − ŷ‖/‖y‖ on the last fresh batch, before its update", std::move(batch),
@@ -210,20 +250,28 @@ std::string GfmOnePass::restore_best() {
   U_ = best_U_;
   V_ = best_V_;
   w_ = best_w_;
+  b_ = best_b_;
   summary_.fit = best_fit_;
   return "; the estimate returned is the best seen on fresh data (after iteration " + std::to_string(best_iteration_) +
          ", relative residual " + format(best_fit_) + ")";
+}
+
+std::string GfmOnePass::missing_intercept() const {
+  // A constant part of the residual is an intercept the model y = x'w + x'Mx cannot represent; not
+  // when the residual exceeds y itself (a diverging estimate's residual has any mean).
+  if (options_.intercept || last_residual_rms_ <= 0 || last_residual_rms_ >= last_response_rms_ ||
+      std::abs(last_mean_residual_) <= 0.5 * last_residual_rms_)
+    return "";
+  return "the residual has mean " + format(last_mean_residual_) + " (RMS " + format(last_residual_rms_) +
+         "): the responses have a nonzero mean/intercept the model has no term for (y = x'w + x'Mx); set "
+         "intercept: true";
 }
 
 std::string GfmOnePass::stall_hint() const {
   std::vector<std::string> hints;
   const double k = static_cast<double>(options_.rank);
   const double d = static_cast<double>(d_);
-  // A constant part of the residual is an intercept the model y = x'w + x'Mx cannot represent.
-  if (last_residual_rms_ > 0 && std::abs(last_mean_residual_) > 0.5 * last_residual_rms_)
-    hints.push_back("the residual has mean " + format(last_mean_residual_) + " (RMS " + format(last_residual_rms_) +
-                    "): the responses have a nonzero mean/intercept the model has no term for (y = x'w + x'Mx); "
-                    "centre y, or use fm_moment_elimination / ifm with intercept");
+  if (const std::string intercept = missing_intercept(); !intercept.empty()) hints.push_back(intercept);
   // Measured phase transition (docs/gfm-phase-transition.md): every trial at n ≥ 8·k·d reaches 1e-3,
   // none at n ≤ 2·k·d; below 8·k·d a stalled run may simply lack samples.
   const double enough = 8.0 * k * d;

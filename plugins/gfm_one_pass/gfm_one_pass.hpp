@@ -21,7 +21,9 @@ namespace rankone::gfm {
 /// matrix-free, then
 /// - symmetric operators: `M_t = (U V' + V U')/2`, `U ← QR(G U)`, `V ← G U` (new U, same G);
 /// - other operators:     `M_t = U V'`,            `U ← QR(G V)`, `V ← G' U`;
-/// - with a first-order term: `w ← w + 𝒜_w'(r)/n` (= `X r / n`).
+/// - with a first-order term: `w ← w + 𝒜_w'(r)/n` (= `X r / n`);
+/// - with `intercept`: `b ← mean(y − 𝒜(M_{t+1}) − X'w_{t+1})` on the same batch (the trace shift
+///   makes G blind to b, so b is refitted once M and w have moved; docs/plugins/gfm_one_pass.md).
 /// Memory O(k d) besides the batch; work O(n d k) per iteration. For x'Mx on dense designs the
 /// iteration takes a fused path that passes over the batch four times (X'[U V w], X·[diag(r)X'U, r],
 /// X'U_new, X·diag(r)X'U_new) in fixed blocks on `threads` threads (rankone/linalg/blocked_products.hpp).
@@ -39,14 +41,16 @@ class GfmOnePass final : public IterativeEstimator {
 
  protected:
   double iterate(DataSource& data) override;
-  /// Intercept in the data, batch too small for d and k, or a rank above the true rank.
+  /// Intercept in the data (without `intercept`), batch too small for d and k, or a rank above the true rank.
   std::string stall_hint() const override;
+  /// Without `intercept`: what a residual mean above half its RMS says (empty otherwise).
+  std::string missing_intercept() const;
 
  private:
   /// Puts the best estimate seen back (after divergence); returns what the message says about it.
   std::string restore_best();
 
-  /// The current estimate as a model: left = U, right = V (symmetrised for x'Mx), and w.
+  /// The current estimate as a model: left = U, right = V (symmetrised for x'Mx), w and b.
   LowRankModel model() const;
   /// M_t Z without forming M_t.
   Matrix model_times(const Matrix& Z) const;
@@ -55,10 +59,13 @@ class GfmOnePass final : public IterativeEstimator {
   /// r = y − x_i'M_t x_i − x_i'w_t for x'Mx on dense designs, from one pass X'[U V w]; `XtU` receives
   /// the n × k block X'U, which G U needs again.
   Vector dense_residual(const Batch& batch, Matrix& XtU) const;
-  /// The symmetric update (U ← QR(G U), V ← G U_new, w ← w + X r / n) for dense designs, with X'U
-  /// from the residual: three more passes over X instead of the operator-generic path's seven.
+  /// The symmetric update (U ← QR(G U), V ← G U_new, w ← w + X r / n, and b) for dense designs, with
+  /// X'U from the residual: three more passes over X instead of the operator-generic path's seven.
   void dense_update(const Batch& batch, const MomentInverse& inverse, const Vector& residual, const Matrix& XtU,
-                    Matrix& U_next, Matrix& V_next, Vector& w_next) const;
+                    Matrix& U_next, Matrix& V_next, Vector& w_next, double& b_next) const;
+  /// `intercept`: mean(y − 𝒜(M) − X'w) of the batch for the model (U, V, w), its least-squares b.
+  double refit_intercept(const Batch& batch, const SensingOperator& op, const Matrix& U, const Matrix& V,
+                         const Vector& w) const;
 
   GfmOptions options_;
   bool symmetric_ = true;
@@ -66,15 +73,18 @@ class GfmOnePass final : public IterativeEstimator {
   Matrix U_;  ///< d1 × k, orthonormal columns
   Matrix V_;  ///< d2 × k
   Vector w_;  ///< d1, or empty without a first-order term
+  double b_ = 0.0;  ///< intercept (0 without `intercept`)
   BatchReader reader_;
   const DataSource* data_ = nullptr;  ///< for the summary's re-use note
   // The estimate with the lowest relative residual on a fresh batch so far (copied only when it improves).
   Matrix best_U_, best_V_;
   Vector best_w_;
+  double best_b_ = 0.0;
   double best_fit_ = std::numeric_limits<double>::infinity();
   int best_iteration_ = 0;  ///< iterations done when the best estimate was current
-  double last_mean_residual_ = 0.0;  ///< mean and RMS of the last fresh batch's residual, for the hint
+  double last_mean_residual_ = 0.0;  ///< mean and RMS of the last fresh batch's residual and RMS of its y, for the hint
   double last_residual_rms_ = 0.0;
+  double last_response_rms_ = 0.0;
   Index d_ = 0;
 };
 

@@ -19,6 +19,9 @@ Schema GfmOptions::schema() {
            "stop (converged) when (‖Δw‖ + ‖ΔM‖_F)/(‖w‖ + ‖M‖_F) between iterations falls below this; 0: never")
       .at_least(0);
   s.boolean("first_order", true, "also estimate w (when the operator has a first-order term)");
+  s.boolean("intercept", false,
+            "also estimate an intercept b (y = b + x'w + x'Mx): the mean residual of each batch once M and w have "
+            "moved (the trace shift makes their moment updates blind to b)");
   IterativeEstimator::declare_divergence_factor(s);  // shared with fm_moment_elimination and ifm
   s.number("init_tolerance", 1e-3,
            "relative residual at which the spectral start's eigensolver stops: the start only has to be well "
@@ -42,6 +45,7 @@ GfmOptions::GfmOptions(const Params& params)
       passes(params.integer("passes")),
       tolerance(params.number("tolerance")),
       first_order(params.boolean("first_order")),
+      intercept(params.boolean("intercept")),
       divergence_factor(params.number("divergence_factor")),
       init_tolerance(params.number("init_tolerance")),
       threads(static_cast<int>(params.integer("threads"))) {}
@@ -54,6 +58,7 @@ Json GfmOptions::to_json() const {
               {"passes", passes},
               {"tolerance", tolerance},
               {"first_order", first_order},
+              {"intercept", intercept},
               {"divergence_factor", divergence_factor},
               {"init_tolerance", init_tolerance},
               {"threads", threads}};

@@ -17,6 +17,7 @@ struct GfmOptions {
   Index passes;  ///< passes allowed over a finite source (1: the paper's one pass)
   double tolerance;
   bool first_order;
+  bool intercept;  ///< also estimate b in y = b + x'w + x'Mx (refitted on each batch after the update)
   double divergence_factor;
   double init_tolerance;  ///< the spectral start's eigensolver tolerance (EigenOptions::tolerance)
   int threads;            ///< threads for the dense products (0: every hardware thread); results do not depend on it

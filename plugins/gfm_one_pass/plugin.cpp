@@ -18,8 +18,10 @@ Footprint gfm_footprint(const Params& p, const FootprintContext& c) {
   const double start = batch_bytes(data, n0) + product_packing_bytes(d, n0) +
                        eigensolver_bytes(data.shape.d1, data.shape.d2, k, 2 * 8.0 * n0);
   // Its dense products run on blocks of 2048 instances: no packing of the whole batch.
+  // intercept: its pass multiplies X by k + 1 more columns (X'U_new and 1).
+  const double columns = 5.0 * static_cast<double>(k) + 3 + (p.boolean("intercept") ? static_cast<double>(k) + 1 : 0.0);
   const double step = (data.has_truth ? 2 : 1) * batch_bytes(data, n) +
-                      dense_bytes(n * data.measurements_per_instance, 5.0 * static_cast<double>(k) + 3);
+                      dense_bytes(n * data.measurements_per_instance, columns);
   Footprint f;
   if (start > step) f.add("spectral start on " + format_count(n0) + " instances", start);
   else f.add(std::string(data.has_truth ? "two batches" : "a batch") + " of " + format_count(n) + " instances and the iteration's products", step);

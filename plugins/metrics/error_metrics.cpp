@@ -1,5 +1,5 @@
-// Errors of an estimate against the planted truth: relative errors of M and w, the gFM paper's
-// combined error, and the largest principal angle between dominant subspaces.
+// Errors of an estimate against the planted truth: relative errors of M and w, the intercept's
+// absolute error, the gFM paper's combined error, and the largest principal angle between dominant subspaces.
 //
 // For a symmetric operator (x'Mx) only the symmetric part of M is identifiable, since
 // x'Mx = x' ((M + M')/2) x; both models are then compared through their symmetric parts.
@@ -93,6 +93,15 @@ class CombinedError final : public Metric {
   }
 };
 
+/// |b − b*|: the intercept's absolute error (an intercept is on the responses' scale, and b* is often 0).
+class InterceptError final : public Metric {
+ public:
+  bool needs_truth() const override { return true; }
+  MetricValues evaluate(const MetricContext& ctx) const override {
+    return {{"intercept_error", std::abs(ctx.estimate.bias - ctx.truth->bias)}};
+  }
+};
+
 /// Largest principal angle (radians) between the dominant rank-r subspaces of M and M*.
 class SubspaceAngle final : public Metric {
  public:
@@ -150,6 +159,10 @@ std::vector<Registration> error_metric_registrations() {
   Registration w = base("relative_error_w", "‖w − w*‖₂ / ‖w*‖₂ (‖w‖₂ when w* = 0)");
   w.factory = [](const Params&, const BuildContext&) { return std::make_unique<RelativeErrorW>(); };
   out.push_back(std::move(w));
+
+  Registration b = base("intercept_error", "|b − b*|, the absolute error of the intercept");
+  b.factory = [](const Params&, const BuildContext&) { return std::make_unique<InterceptError>(); };
+  out.push_back(std::move(b));
 
   Registration c = base("combined_error", "(‖w − w*‖₂ + ‖M − M*‖₂) / (‖w*‖₂ + ‖M*‖₂)");
   c.citation = "Lin & Ye, A Non-convex One-Pass Framework for Generalized Factorization Machine and Rank-One "

@@ -32,6 +32,8 @@ PluginDescriptor describe_spectral() {
   r.schema.integer("rank", 2, "rank k of the estimate").at_least(1);
   r.schema.integer("batch_size", 10000, "measurements in the one batch the estimate uses").at_least(1);
   r.schema.boolean("first_order", true, "also estimate w (when the operator has a first-order term)");
+  r.schema.boolean("intercept", false,
+                   "also estimate an intercept b (y = b + x'w + x'Mx): the batch's mean residual of the moment estimate");
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<SpectralEstimator>(p);
   };

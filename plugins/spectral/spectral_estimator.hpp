@@ -9,7 +9,7 @@ namespace rankone::spectral {
 /// and does no further iterations.
 class SpectralEstimator final : public Estimator {
  public:
-  /// Reads `rank`, `batch_size` and `first_order` from validated parameters.
+  /// Reads `rank`, `batch_size`, `first_order` and `intercept` from validated parameters.
   explicit SpectralEstimator(const Params& params);
   ~SpectralEstimator() override;
 
@@ -23,6 +23,7 @@ class SpectralEstimator final : public Estimator {
   Index rank_;
   Index batch_size_;
   bool first_order_;
+  bool intercept_;
   LowRankModel model_;
   Summary summary_;
 };

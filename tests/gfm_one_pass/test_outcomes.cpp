@@ -2,6 +2,8 @@
 // best estimate returned after divergence. Fixed seeds; the values are in docs/plugins/gfm_one_pass.md.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include "rankone/rankone.hpp"
@@ -123,4 +125,30 @@ TEST_CASE("gfm_one_pass on data with an intercept: stalled, the intercept hint",
   REQUIRE(r.summary.status == Status::stalled);
   CHECK(r.summary.fit < 1.0);
   CHECK_THAT(r.summary.message, Contains("the responses have a nonzero mean/intercept the model has no term for"));
+  CHECK_THAT(r.summary.message, Contains("set intercept: true"));
+  for (const std::string& note : r.summary.notes) CHECK_THAT(note, !Contains("intercept"));  // said once, in the hint
+}
+
+TEST_CASE("gfm_one_pass: a run that ends well with an intercept it cannot fit says so in a note", "[gfm][outcomes]") {
+  // The same data with the floor rule switched off (as for a file, which has no truth): the run ends
+  // max_iterations, and the note names the missing intercept.
+  Json estimator = gfm(3, 6000, 5);
+  estimator["stall_ratio"] = 1e6;
+  const Run r = run(source(100, 3, 2.0), estimator, 1);
+  CAPTURE(r.summary.message, r.summary.notes);
+  REQUIRE(r.summary.status == Status::max_iterations);
+  REQUIRE(r.summary.notes.size() == 1);
+  CHECK_THAT(r.summary.notes[0], Contains("gfm_one_pass: the residual has mean"));
+  CHECK_THAT(r.summary.notes[0], Contains("set intercept: true"));
+}
+
+TEST_CASE("gfm_one_pass with intercept on data with an intercept: not stalled, no note", "[gfm][outcomes][floor]") {
+  Json estimator = gfm(3, 6000, 25);
+  estimator["intercept"] = true;
+  const Run r = run(source(100, 3, 2.0), estimator, 1);
+  CAPTURE(r.summary.message, r.summary.notes);
+  CHECK(r.summary.status == Status::max_iterations);
+  CHECK(r.summary.fit < 1e-6);  // noiseless: the fit on fresh data goes to round-off
+  CHECK(r.summary.notes.empty());
+  CHECK(std::abs(r.final_estimate.bias - 2.0) < 1e-6);
 }

@@ -208,6 +208,19 @@ TEST_CASE("relative_error_w and combined_error", "[metrics]") {
   }
 }
 
+TEST_CASE("intercept_error is the absolute error of the intercept", "[metrics]") {
+  GroundTruth truth = diagonal({2.0});
+  truth.bias = 1.5;
+  Estimate estimate = diagonal({2.0});
+  estimate.bias = -0.25;
+  const ScoresOperator op(Vector{}, true);
+  const auto b = metric("intercept_error");
+  CHECK(b->needs_truth());
+  CHECK(value_of(evaluate(*b, estimate, &truth, nullptr, op), "intercept_error") == 1.75);
+  truth.bias = 0.0;  // absolute, also against b* = 0
+  CHECK(value_of(evaluate(*b, estimate, &truth, nullptr, op), "intercept_error") == 0.25);
+}
+
 TEST_CASE("subspace_angle recovers a planted rotation, small angles included", "[metrics]") {
   const ScoresOperator op(Vector{}, true);
   const auto m = metric("subspace_angle");
