@@ -29,6 +29,7 @@
 
 #include "isolation.hpp"
 #include "signals.hpp"
+#include "models.hpp"
 #include "new_plugin.hpp"
 #include "test_plugin.hpp"
 #include "rankone/runner/code_identity.hpp"
@@ -91,6 +92,15 @@ commands:
                       plots; an interactive Vega explorer unless --static)
   export DIR [--format csv|json] [--output FILE]
                       write the results in DIR as long-format rows (default csv to stdout)
+  model DIR --trial ID --output FOLDER
+                      write the final model of trial ID (the trial column of export) as
+                      FOLDER/model.json and one .npy array per factor, w and data
+                      preparation: numpy reads it (docs/models.md)
+  predict MODEL DATA [key=value ...] [--output FILE]
+                      score every record of the file DATA with the model folder MODEL,
+                      read by the model's source (key=value changes its options) and
+                      prepared as its training data was; one line per record (a
+                      multi-label record: its labels' scores), to stdout or FILE
   new-plugin NAME --kind estimator|sampler|operator|source|metric [--dir D]
                       write D/NAME (default ./NAME): a plugin of that kind from a template,
                       its CMake build against the installed RankOne, a documentation
@@ -595,6 +605,29 @@ int cmd_export(const Args& a) {
   return damage_report(store);
 }
 
+int cmd_model(const Args& a) {
+  if (a.positional.size() != 1 || !a.options.count("--trial") || !a.options.count("--output"))
+    throw UsageError("usage: rankone model DIR --trial ID --output FOLDER");
+  cli::export_model(a.positional[0], a.options.at("--trial"), a.options.at("--output"));
+  std::cout << "model of trial " << a.options.at("--trial") << " written to " << a.options.at("--output") << "\n";
+  return 0;
+}
+
+int cmd_predict(const Args& a) {
+  if (a.positional.size() < 2) throw UsageError("usage: rankone predict MODEL DATA [key=value ...] [--output FILE]");
+  const std::vector<std::string> options(a.positional.begin() + 2, a.positional.end());
+  if (a.options.count("--output")) {
+    AtomicFile out(a.options.at("--output"));
+    cli::predict(a.positional[0], a.positional[1], options, out.stream(), std::cerr);
+    out.commit();
+  } else {
+    cli::predict(a.positional[0], a.positional[1], options, std::cout, std::cerr);
+    std::cout.flush();
+    if (!std::cout) throw std::runtime_error("cannot write the predictions to standard output");
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -648,6 +681,8 @@ int main(int argc, char** argv) {
     if (cmd == "select")
       return cmd_select(parse_args(argc, argv, 2, {"--metric", "--tune", "--validation", "--average", "--outer", "--format"}, {}));
     if (cmd == "export") return cmd_export(parse_args(argc, argv, 2, {"--format", "--output"}, {}));
+    if (cmd == "model") return cmd_model(parse_args(argc, argv, 2, {"--trial", "--output"}, {}));
+    if (cmd == "predict") return cmd_predict(parse_args(argc, argv, 2, {"--output"}, {}));
     if (cmd == "new-plugin") return cmd_new_plugin(parse_args(argc, argv, 2, {"--kind", "--dir"}, {}));
     if (cmd == "test-plugin") {
       const Args a = parse_args(argc, argv, 2, {}, {});

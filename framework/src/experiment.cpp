@@ -245,6 +245,16 @@ void set_dotted(Json& doc, const std::string& dotted, const Json& value, const s
   }
 }
 
+Json override_value(const std::string& text, const std::string& what) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error&) {
+    return text;  // a bare word is a string
+  } catch (const Json::out_of_range&) {
+    throw ConfigError(what + ": number " + text + " is out of range (expected a finite number)");
+  }
+}
+
 ComposedExperiment compose_experiment(const fs::path& file, const std::vector<std::string>& overrides) {
   ComposedExperiment exp;
   exp.file = file;
@@ -259,14 +269,7 @@ ComposedExperiment compose_experiment(const fs::path& file, const std::vector<st
     const std::string key = o.substr(0, eq);
     const std::string text = o.substr(eq + 1);
     const std::string what = "command line override '" + o + "'";
-    Json value;
-    try {
-      value = Json::parse(text);
-    } catch (const Json::parse_error&) {
-      value = text;  // a bare word is a string
-    } catch (const Json::out_of_range&) {
-      throw ConfigError(what + ": number " + text + " is out of range (expected a finite number)");
-    }
+    const Json value = override_value(text, what);
     set_dotted(doc, key, value, what);
     record_origins(value, dotted_to_pointer(key), what, exp.origins);
   }

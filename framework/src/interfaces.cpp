@@ -33,6 +33,10 @@ void DataSource::note(std::string text) {
   if (std::find(notes_.begin(), notes_.end(), text) == notes_.end()) notes_.push_back(std::move(text));
 }
 
+void DataSource::score_with(const DataPreparation&) {
+  throw ConfigError("this data source cannot score new data with a saved model (it does not implement score_with)");
+}
+
 Batch DataSource::next(Index n) {
   Batch b = produce(n);
   samples_drawn_ += b.size();

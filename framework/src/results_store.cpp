@@ -58,6 +58,10 @@ class Statement {
   Statement& bind(int i, const std::string& s) { sqlite3_bind_text(stmt_, i, s.c_str(), -1, SQLITE_TRANSIENT); return *this; }
   Statement& bind(int i, std::int64_t v) { sqlite3_bind_int64(stmt_, i, v); return *this; }
   Statement& bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); return *this; }
+  Statement& bind_blob(int i, const std::string& bytes) {
+    sqlite3_bind_blob64(stmt_, i, bytes.data(), bytes.size(), SQLITE_TRANSIENT);
+    return *this;
+  }
   /// Steps once; true when a row is available.
   bool step() {
     const int rc = sqlite3_step(stmt_);
@@ -72,6 +76,10 @@ class Statement {
   }
   std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
   double real(int col) const { return sqlite3_column_double(stmt_, col); }
+  std::string blob(int col) const {
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_, col));
+    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col))) : std::string();
+  }
   bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   /// Every error names the store's file.
   [[noreturn]] void fail(const std::string& what) const {
@@ -86,9 +94,10 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
-/// The store's layout. Version 1 had no code identities and no diagnostics; version 2 adds both
-/// (PRAGMA user_version holds the number; a version 1 store is migrated in place).
-constexpr int kSchemaVersion = 2;
+/// The store's layout. Version 1 had no code identities and no diagnostics; version 2 adds both;
+/// version 3 the models table (each trial's final model: saved_model.hpp). PRAGMA user_version
+/// holds the number; an older store is migrated in place.
+constexpr int kSchemaVersion = 3;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS runs(
@@ -103,6 +112,7 @@ CREATE TABLE IF NOT EXISTS points(
   trial_id INTEGER NOT NULL, iteration INTEGER, samples INTEGER, seconds REAL, metric TEXT, value REAL);
 CREATE INDEX IF NOT EXISTS points_by_trial ON points(trial_id);
 CREATE TABLE IF NOT EXISTS code_identities(id INTEGER PRIMARY KEY, identity TEXT UNIQUE NOT NULL);
+CREATE TABLE IF NOT EXISTS models(trial_id INTEGER PRIMARY KEY, header TEXT NOT NULL, arrays BLOB NOT NULL);
 )sql";
 
 constexpr const char* kMigrateFrom1 = R"sql(
@@ -265,6 +275,7 @@ bool ResultsStore::write_trial(std::int64_t run_id, const TrialRecord& t, WriteM
   try {
     if (mode == WriteMode::replace) {
       exec("DELETE FROM points WHERE trial_id IN (SELECT id FROM trials WHERE key = " + quoted(t.key) + ")");
+      exec("DELETE FROM models WHERE trial_id IN (SELECT id FROM trials WHERE key = " + quoted(t.key) + ")");
       exec("DELETE FROM trials WHERE key = " + quoted(t.key));
     }
     const std::int64_t code = code_id(t.code);
@@ -288,6 +299,11 @@ bool ResultsStore::write_trial(std::int64_t run_id, const TrialRecord& t, WriteM
       pt.bind(1, trial_id).bind(2, static_cast<std::int64_t>(p.iteration)).bind(3, static_cast<std::int64_t>(p.samples));
       pt.bind(4, p.seconds).bind(5, p.metric).bind(6, p.value);
       pt.step();
+    }
+    if (t.model) {
+      Statement m(db_, "INSERT INTO models(trial_id, header, arrays) VALUES(?,?,?)");
+      m.bind(1, trial_id).bind(2, t.model->header.dump()).bind_blob(3, t.model->pack());
+      m.step();
     }
     exec("COMMIT");
   } catch (...) {
@@ -375,6 +391,17 @@ std::vector<TrialRecord> ResultsStore::trials(bool with_points) const {
   return out;
 }
 
+std::optional<SavedModel> ResultsStore::model(const std::string& key) const {
+  Statement s(db_, "SELECT models.header, models.arrays FROM models JOIN trials ON trials.id = models.trial_id "
+                   "WHERE trials.key = ?");
+  s.bind(1, key);
+  if (!s.step()) return std::nullopt;
+  const Json header = Json::parse(s.text(0), nullptr, false);
+  if (header.is_discarded() || !header.is_object() || !header.contains("arrays"))
+    throw InputError(path_.string() + ": the stored model of trial " + key + " cannot be read (damaged row)");
+  return SavedModel::unpack(header, s.blob(1));
+}
+
 Json ResultsStore::latest_experiment() const {
   Statement s(db_, "SELECT experiment FROM runs ORDER BY id DESC LIMIT 1");
   if (!s.step()) return Json::object();
@@ -420,7 +447,8 @@ Json trial_to_json(const TrialRecord& t) {
               {"estimator", t.estimator}, {"label", t.label}, {"data_seed", t.data_seed},
               {"estimator_seed", t.estimator_seed}, {"status", t.status}, {"message", t.message},
               {"iterations", t.iterations}, {"samples", t.samples}, {"seconds", t.seconds}, {"config", t.config},
-              {"diagnostics", t.diagnostics}, {"code", t.code}, {"points", std::move(points)}};
+              {"diagnostics", t.diagnostics}, {"code", t.code}, {"points", std::move(points)},
+              {"model", t.model ? t.model->to_json() : Json(nullptr)}};
 }
 
 TrialRecord trial_from_json(const Json& j) {
@@ -443,6 +471,7 @@ TrialRecord trial_from_json(const Json& j) {
   t.code = j.value("code", Json::object());
   for (const auto& p : j.at("points"))
     t.points.push_back(Point{p[0].get<int>(), p[1].get<Index>(), p[2].get<double>(), p[3].get<std::string>(), p[4].get<double>()});
+  if (j.contains("model") && !j["model"].is_null()) t.model = SavedModel::from_json(j["model"]);
   return t;
 }
 

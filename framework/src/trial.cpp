@@ -8,6 +8,7 @@
 #include "rankone/interfaces/metric.hpp"
 #include "rankone/runner/memory_budget.hpp"
 #include "rankone/runner/runner.hpp"
+#include "rankone/store/saved_model.hpp"
 
 namespace rankone {
 
@@ -206,6 +207,17 @@ TrialRecord run_trial(const TrialSpec& spec, const Registry& registry) {
     rec.diagnostics["error"] = e.what();
   }
   rec.diagnostics["estimated_memory_mb"] = estimated_bytes / (1024.0 * 1024.0);
+  // The final model and what scores with it (store/saved_model.hpp), unless the trial failed or its
+  // estimate is not finite.
+  if (status != Status::failed) {
+    try {
+      const Estimate final_estimate = estimator->estimate();
+      if (final_estimate.all_finite())
+        rec.model = SavedModel::of(final_estimate, *source, spec.data, rec.estimator, spec.key);
+    } catch (const std::exception& e) {  // a model that cannot be described costs the model, not the trial
+      rec.diagnostics["model_error"] = e.what();
+    }
+  }
   return rec;
 }
 

@@ -2,12 +2,16 @@
 // Predictions are the operator's scores 𝒜(M) (+ a'w + bias) of the estimate, before any link.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <memory>
 #include <numeric>
 #include <vector>
 
 #include "metrics.hpp"
+#include "rankone/core/atomic_file.hpp"
+#include "rankone/core/predictions.hpp"
 
 namespace rankone::metrics {
 
@@ -73,6 +77,30 @@ class TestRmse final : public Metric {
     const Vector residual = predictions(ctx) - ctx.test->y;
     return {{"test_rmse", std::sqrt(residual.squaredNorm() / static_cast<double>(residual.size()))}};
   }
+};
+
+/// Writes the test set's predictions to a file at every evaluation (the last one stays): the
+/// format of `rankone predict`, so a saved model's predictions can be compared byte for byte.
+class ExportPredictions final : public Metric {
+ public:
+  explicit ExportPredictions(std::string path) : path_(std::move(path)) {}
+  bool needs_test_set() const override { return true; }
+  MetricValues evaluate(const MetricContext& ctx) const override {
+    const std::filesystem::path path(path_);
+    if (std::filesystem::exists(path) && !std::filesystem::is_regular_file(path)) {  // /dev/null, a pipe: as it is
+      std::ofstream out(path);
+      write_predictions(out, *ctx.test, predictions(ctx));
+      if (!out) throw DataError(path_ + ": cannot write the predictions (parameter path of export_predictions)");
+      return {};
+    }
+    AtomicFile file(path);  // a regular file is replaced whole: a reader never sees half the predictions
+    write_predictions(file.stream(), *ctx.test, predictions(ctx));
+    file.commit();
+    return {};
+  }
+
+ private:
+  std::string path_;
 };
 
 /// AUC averaged over labels; labels whose test measurements are all of one class are skipped.
@@ -141,6 +169,15 @@ std::vector<Registration> prediction_metric_registrations() {
       "Average AUC of the one-bit single-label multi-label paper (Qiu et al. 2017), Tables 1-2"));
   out.push_back(registration<HammingLoss>("hamming_loss", "fraction of test measurements with sign(score) ≠ label",
                                           "Prediction error (Hamming loss) of the one-bit single-label multi-label paper (2017), Figure 1"));
+  Registration exported = registration<TestRmse>(
+      "export_predictions",
+      "writes the test set's predictions, one line per record as rankone predict writes them, at every evaluation "
+      "(the last stays); reports no value");
+  exported.schema.string("path", std::nullopt, "the file written (replaced at each evaluation; one trial per path)")
+      .make_required();
+  exported.example = {{"path", "/dev/null"}};
+  exported.factory = [](const Params& p, const BuildContext&) { return std::make_unique<ExportPredictions>(p.string("path")); };
+  out.push_back(std::move(exported));
   return out;
 }
 

@@ -375,7 +375,9 @@ void FileSource::scan() {
     if (!over.empty()) throw DataError(reader_->source_name() + ": the dimension its parameters declare is too large: " + over);
   }
   std::fill(std::begin(counts_), std::end(counts_), 0);
-  const bool want_stats = (config_.standardize != Standardize::none || layout_.may_have_missing) && !layout_.entries;
+  // Scoring with a saved model: its statistics, not this data's (adopt_preparation).
+  const bool want_stats =
+      !imposed_ && (config_.standardize != Standardize::none || layout_.may_have_missing) && !layout_.entries;
   std::int64_t max_feature = -1, max_row = -1, max_col = -1;
   double stored_values = 0;  // of a sparse format's records: how full its rows are (design "auto")
   // Training statistics: dense features by Welford's update, sparse ones by sums over the stored
@@ -488,10 +490,100 @@ void FileSource::scan() {
     }
   }
 
+  if (imposed_) adopt_preparation();
   record_notes(held_out, train_count);
   std::sort(reservoir.begin(), reservoir.end(), [](const Record& a, const Record& b) { return a.number < b.number; });
   for (Record& t : reservoir) standardize_in_place(t);
   test_ = reservoir.empty() ? Batch{} : assemble(reservoir, /*test=*/true, derive_seed(seed_, "test-labels"));
+}
+
+namespace {
+
+const char* standardize_name(Standardize s) {
+  return s == Standardize::scale ? "scale" : s == Standardize::center_scale ? "center_scale" : "none";
+}
+
+/// `v` extended to `n` entries with `fill` (features beyond a model's dimension).
+Vector padded(const Vector& v, Index n, double fill) {
+  Vector out = Vector::Constant(n, fill);
+  out.head(std::min(n, v.size())) = v.head(std::min(n, v.size()));
+  return out;
+}
+
+}  // namespace
+
+DataPreparation FileSource::preparation() const {
+  DataPreparation p;
+  p.header["source"] = name_;
+  if (layout_.entries) {
+    p.header["rows"] = d1_;
+    p.header["cols"] = d2_;
+  } else {
+    p.header["dimension"] = d1_;
+    p.header["design"] = config_.sparse_design ? "sparse" : "dense";
+    if (config_.classes > 0) p.header["classes"] = config_.classes;
+    p.header["standardize"] = mean_.size() > 0 ? standardize_name(config_.standardize) : "none";
+    if (mean_.size() > 0) {
+      p.arrays["feature_mean"] = NamedArray::of(mean_);
+      p.arrays["feature_scale"] = NamedArray::of(scale_);
+    }
+    if (impute_.size() > 0 && layout_.may_have_missing) p.arrays["feature_impute"] = NamedArray::of(impute_);
+  }
+  reader_->describe_preparation(p);
+  return p;
+}
+
+void FileSource::score_with(const DataPreparation& preparation) {
+  if (opened_) throw std::logic_error(name_ + " source: score_with() after open()");
+  imposed_ = preparation;
+  config_.split = SplitRule{};  // every record is a training record, served in file order
+  config_.serve_validation = false;
+  config_.evaluate_validation = false;
+  config_.shuffle_buffer = 0;
+  config_.balance = false;
+  config_.label_view = LabelView::full;  // every label of each instance is scored
+  test_reader_.reset();
+  const Json& h = preparation.header;
+  if (!layout_.entries) {
+    config_.design_chosen = false;
+    config_.sparse_design = h.value("design", "dense") == "sparse";
+    const std::string standardize = h.value("standardize", "none");
+    config_.standardize = standardize == "scale"          ? Standardize::scale
+                          : standardize == "center_scale" ? Standardize::center_scale
+                                                          : Standardize::none;
+    if (h.contains("classes")) config_.classes = h["classes"].get<std::int64_t>();
+  }
+  reader_->use_preparation(preparation);
+}
+
+void FileSource::adopt_preparation() {
+  const Json& h = imposed_->header;
+  const std::string& file = reader_->source_name();
+  if (layout_.entries) {
+    const Index rows = h.value("rows", d1_), cols = h.value("cols", d2_);
+    if (d1_ > rows || d2_ > cols)
+      note(file + " widens the model's " + grouped(rows) + " × " + grouped(cols) + " matrix to " +
+           grouped(std::max(d1_, rows)) + " × " + grouped(std::max(d2_, cols)) +
+           ": entries in rows or columns the model has not seen are scored with zero factors");
+    d1_ = std::max(d1_, rows);
+    d2_ = std::max(d2_, cols);
+    return;
+  }
+  const Index dimension = h.value("dimension", d1_);
+  if (!layout_.sparse && d1_ != dimension)
+    data_error(file, 0, std::to_string(dimension) + " features per record (as the data the model was trained on)",
+               std::to_string(d1_) + " features");
+  if (d1_ > dimension)
+    note(file + " has feature indices up to " + grouped(d1_ - 1) + ", beyond the model's dimension " +
+         grouped(dimension) + ": the model gives those features weight zero");
+  d1_ = std::max(d1_, dimension);
+  d2_ = config_.classes > 0 ? config_.classes : d1_;
+  const ArraySet& arrays = imposed_->arrays;
+  if (arrays.count("feature_mean")) {
+    mean_ = padded(arrays.at("feature_mean").vector(), d1_, 0.0);
+    scale_ = padded(arrays.at("feature_scale").vector(), d1_, 1.0);
+  }
+  if (arrays.count("feature_impute")) impute_ = padded(arrays.at("feature_impute").vector(), d1_, 0.0);
 }
 
 void FileSource::record_notes(Part held_out, std::int64_t train_count) {
@@ -510,7 +602,8 @@ void FileSource::record_notes(Part held_out, std::int64_t train_count) {
   if (config_.standardize != Standardize::none && !layout_.entries)
     note(std::string("features ") + (config_.standardize == Standardize::scale ? "scaled to unit variance"
                                                                                : "centred and scaled to unit variance") +
-         " with the statistics of the " + grouped(train_count) + " training rows (standardize)");
+         (imposed_ ? std::string(" with the statistics of the model's training rows (standardize)")
+                   : " with the statistics of the " + grouped(train_count) + " training rows (standardize)"));
 }
 
 std::string percent(double fraction) {

@@ -136,6 +136,11 @@ class RecordReader {
   /// Choices the reader made about the data that the user did not spell out (a detected header,
   /// remapped ids), after a full pass; the source records them as its notes.
   virtual std::vector<std::string> notes() const { return {}; }
+  /// What the reader decided from its data that new data must be read with again (a detected index
+  /// base, the id maps), added to the source's preparation after a full pass.
+  virtual void describe_preparation(DataPreparation&) const {}
+  /// Reads new data as `preparation` says (scoring with a saved model), in file order. Before start.
+  virtual void use_preparation(const DataPreparation&) {}
 
   /// What a header declares, checked before the reader allocates for it: `size` values a record
   /// (feature records), or a `size` × `columns` matrix (entries); `what` says where, for the
@@ -227,6 +232,13 @@ class FileSource final : public DataSource {
   /// The held-out batch the prediction metrics score: the test part, or the validation part with
   /// `evaluate_on: "validation"`.
   const Batch* test_set() const override { return opened_ && test_.size() > 0 ? &test_ : nullptr; }
+  /// The dimension, the design, the label count, standardisation statistics and imputed means, and
+  /// what the reader decided (index base, id maps).
+  DataPreparation preparation() const override;
+  /// Every record of the file, in order, as training records (no split, shuffle or test part):
+  /// standardised with the given statistics, the given design, dimension (a sparse format may
+  /// reach beyond it; a dense one must match it) and labels (every label of each instance).
+  void score_with(const DataPreparation& preparation) override;
 
   /// Counts of the open pass.
   std::int64_t records_in(Part part) const { return counts_[static_cast<int>(part)]; }
@@ -240,6 +252,9 @@ class FileSource final : public DataSource {
  private:
   bool next_served(Record& r);  ///< the next record of the served part, through the shuffle buffer
   void scan();                  ///< the open pass: validation, counts, dimensions, statistics, test set
+  /// score_with: the saved preparation's dimensions and statistics in place of this data's (the
+  /// data may widen a sparse dimension or a matrix: the model scores the new part with zeros).
+  void adopt_preparation();
   /// Notes of the readers and of the choices the scan made (a capped held-out set, the design, standardisation).
   void record_notes(Part held_out, std::int64_t train_count);
   Batch assemble(std::vector<Record>& records, bool test, std::uint64_t label_seed) const;
@@ -269,6 +284,9 @@ class FileSource final : public DataSource {
   std::unique_ptr<SensingOperator> op_;
   std::unique_ptr<RecordReader> test_reader_;  ///< the test file's reader, or null (test part by the split)
   RecordLayout layout_;
+
+  /// score_with: the saved preparation the data is read with (its header null otherwise).
+  std::optional<DataPreparation> imposed_;
 
   bool opened_ = false;
   std::uint64_t seed_ = 0;

@@ -99,6 +99,14 @@ LibsvmReader::LibsvmReader(StreamOpener opener, LibsvmOptions options)
   if (options_.indexing == LibsvmIndexing::one_based) base_ = 1;
 }
 
+void LibsvmReader::describe_preparation(DataPreparation& preparation) const {
+  preparation.header["index_base"] = base_;
+}
+
+void LibsvmReader::use_preparation(const DataPreparation& preparation) {
+  if (preparation.header.contains("index_base")) base_ = preparation.header["index_base"].get<int>();
+}
+
 int LibsvmReader::detect_base() {
   LineReader lines(opener_());
   std::string line;

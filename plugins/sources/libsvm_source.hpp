@@ -30,6 +30,10 @@ class LibsvmReader final : public RecordReader {
   std::string source_name() const override;
   /// The index base in use (0 or 1); with automatic indexing, known after the first start().
   int index_base() const { return base_; }
+  /// The index base in use (decided by automatic indexing on the training file).
+  void describe_preparation(DataPreparation& preparation) const override;
+  /// New data is read with the training file's index base, whatever its own smallest index.
+  void use_preparation(const DataPreparation& preparation) override;
 
  private:
   /// Automatic indexing: one quick read for the smallest index (0 present: 0-based, else 1-based).

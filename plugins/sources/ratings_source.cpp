@@ -166,6 +166,36 @@ std::vector<std::string> RatingsReader::notes() const {
   return notes;
 }
 
+namespace {
+
+/// The ids of a map, by index (index → id).
+std::vector<std::int64_t> ids_by_index(const std::unordered_map<std::int64_t, std::int64_t>& ids) {
+  std::vector<std::int64_t> out(ids.size());
+  for (const auto& [id, index] : ids) out[static_cast<std::size_t>(index)] = id;
+  return out;
+}
+
+void fill_map(std::unordered_map<std::int64_t, std::int64_t>& ids, const NamedArray& by_index) {
+  ids.clear();
+  for (std::size_t i = 0; i < by_index.integers.size(); ++i) ids.emplace(by_index.integers[i], static_cast<std::int64_t>(i));
+}
+
+}  // namespace
+
+void RatingsReader::describe_preparation(DataPreparation& preparation) const {
+  if (options_.ids != RatingIds::remap) return;
+  preparation.arrays["row_ids"] = NamedArray::of(ids_by_index(ids_->users));
+  preparation.arrays["col_ids"] = NamedArray::of(ids_by_index(ids_->items));
+}
+
+void RatingsReader::use_preparation(const DataPreparation& preparation) {
+  options_.by_timestamp = false;
+  options_.chronological.reset();
+  if (options_.ids != RatingIds::remap) return;
+  if (preparation.arrays.count("row_ids")) fill_map(ids_->users, preparation.arrays.at("row_ids"));
+  if (preparation.arrays.count("col_ids")) fill_map(ids_->items, preparation.arrays.at("col_ids"));
+}
+
 RecordLayout RatingsReader::layout() const {
   RecordLayout l;
   l.entries = true;

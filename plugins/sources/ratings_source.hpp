@@ -75,6 +75,11 @@ class RatingsReader final : public RecordReader {
   std::string source_name() const override { return name_; }
   /// The delimiter decided on the first rating, a skipped header line, remapped ids.
   std::vector<std::string> notes() const override;
+  /// With ids "remap": the ids of the rows and columns, by index (row_ids, col_ids).
+  void describe_preparation(DataPreparation& preparation) const override;
+  /// The training file's id maps (an id the model has not seen gets the next index); file order, no
+  /// chronological split.
+  void use_preparation(const DataPreparation& preparation) override;
 
  private:
   bool read_line(Record& record);  ///< the next record in file order

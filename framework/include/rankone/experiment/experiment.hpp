@@ -121,6 +121,8 @@ void load_experiment_plugins(Registry& registry, const ComposedExperiment& exper
 /// Sets the value at a dotted path ("estimators.0.rank") in a JSON document. Array indices must
 /// exist; object keys are created. Throws ConfigError mentioning `what` on a bad path.
 void set_dotted(Json& doc, const std::string& dotted, const Json& value, const std::string& what);
+/// The value of a `key.path=value` override: the text parsed as JSON, else the text as a string.
+Json override_value(const std::string& text, const std::string& what);
 /// The JSON pointer ("/estimators/0/rank") of a dotted path.
 std::string dotted_to_pointer(const std::string& dotted);
 

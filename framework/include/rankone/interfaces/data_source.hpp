@@ -7,12 +7,22 @@
 #include <string>
 #include <vector>
 
+#include "rankone/core/arrays.hpp"
 #include "rankone/core/batch.hpp"
 #include "rankone/core/model.hpp"
+#include "rankone/core/params.hpp"
 #include "rankone/interfaces/component.hpp"
 #include "rankone/interfaces/sensing_operator.hpp"
 
 namespace rankone {
+
+/// What a source learnt or decided from its training data that a model trained on it needs again to
+/// score new data the same way: a header (the feature dimension, the design, a detected index base)
+/// and arrays (standardisation statistics, id maps). Stored with every trial's model.
+struct DataPreparation {
+  Json header = Json::object();
+  ArraySet arrays;
+};
 
 /// How responses relate to the linear measurement: `y = 𝒜(M) + noise` or `y = sign(𝒜(M) + noise)`.
 enum class Link { identity, sign };
@@ -45,6 +55,13 @@ class DataSource : public Component {
   virtual const GroundTruth* truth() const { return nullptr; }
   /// A held-out test set, or nullptr.
   virtual const Batch* test_set() const { return nullptr; }
+  /// After `open`: what a model trained on this data needs to score new data (empty when nothing).
+  virtual DataPreparation preparation() const { return {}; }
+  /// Before `open`: serve every record of the data once, in its order, prepared as `preparation`
+  /// says (a saved model's) instead of as learnt from this data, for `rankone predict`. The default
+  /// throws a ConfigError: the source cannot score new data.
+  virtual void score_with(const DataPreparation& preparation);
+
   /// Every choice the source made about the data that the user did not spell out (a capped test
   /// set, a detected header, a dense or sparse design): stored with the trial, printed once a study.
   const std::vector<std::string>& notes() const { return notes_; }

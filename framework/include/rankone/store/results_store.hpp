@@ -3,17 +3,20 @@
 ///
 /// Tables: `runs` (the resolved experiment and its provenance: git commit, compiler and flags,
 /// library versions, host, start and end), `trials` (coordinates, seed, status, message, seconds,
-/// keyed by content so a rerun skips completed trials) and `points` (iteration, samples, seconds,
-/// metric, value). A trial and its points are written in one transaction when it ends, so an
-/// interrupted run loses at most the trials in flight.
+/// keyed by content so a rerun skips completed trials), `points` (iteration, samples, seconds,
+/// metric, value) and `models` (each trial's final model: a JSON header and its arrays as a blob).
+/// A trial, its points and its model are written in one transaction when it ends, so an interrupted
+/// run loses at most the trials in flight.
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "rankone/core/params.hpp"
+#include "rankone/store/saved_model.hpp"
 
 struct sqlite3;
 
@@ -48,6 +51,8 @@ struct TrialRecord {
   Json diagnostics = Json::object();
   /// The code that produced it (see runner/code_identity.hpp): role → library, fingerprint, version.
   Json code = Json::object();
+  /// The final model, when the trial ended with a finite one (store/saved_model.hpp).
+  std::optional<SavedModel> model;
 };
 
 /// A trial record as JSON and back (exactly: doubles round-trip), e.g. to ship it between processes.
@@ -115,6 +120,9 @@ class ResultsStore {
   /// What was found damaged so far (integrity problems, unreadable rows), one line each.
   const std::vector<std::string>& damage() const { return damaged_; }
   const std::filesystem::path& path() const { return path_; }
+  /// The final model stored with trial `key`, or none (a trial without a finite model, or stored by
+  /// a rankone before models were stored).
+  std::optional<SavedModel> model(const std::string& key) const;
   /// The experiment document of the latest run.
   Json latest_experiment() const;
   /// Every run, oldest first (a row that cannot be read is listed in `damage()`).

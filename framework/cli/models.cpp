@@ -1,0 +1,87 @@
+#include "models.hpp"
+
+#include <algorithm>
+
+#include "rankone/core/errors.hpp"
+#include "rankone/core/predictions.hpp"
+#include "rankone/experiment/experiment.hpp"
+#include "rankone/plugin/registry.hpp"
+#include "rankone/store/results_store.hpp"
+#include "rankone/store/saved_model.hpp"
+
+namespace rankone::cli {
+
+namespace {
+
+/// `m` with zero rows appended up to `rows` (left, w) and `cols` (right): rows and columns, or
+/// features, the model was not trained on contribute nothing.
+Estimate padded(Estimate m, Index rows, Index cols) {
+  auto grow = [](Matrix& factor, Index n) {
+    if (n <= factor.rows()) return;
+    Matrix bigger = Matrix::Zero(n, factor.cols());
+    bigger.topRows(factor.rows()) = factor;
+    factor = std::move(bigger);
+  };
+  grow(m.left, rows);
+  grow(m.right, m.symmetrize ? rows : cols);
+  if (m.has_first_order() && rows > m.w.size()) {
+    Vector w = Vector::Zero(rows);
+    w.head(m.w.size()) = m.w;
+    m.w = std::move(w);
+  }
+  return m;
+}
+
+/// Records scored at a time: the whole data set when it has at most this many (the in-run test set
+/// is scored as one batch too, so the numbers agree bit for bit), else blocks of it.
+constexpr Index kScoringBlock = Index{1} << 20;
+
+}  // namespace
+
+void export_model(const std::filesystem::path& results, const std::string& trial, const std::filesystem::path& output) {
+  const ResultsStore store(results, ResultsStore::Access::read_only);
+  const auto trials = store.trials(/*with_points=*/false);
+  const auto found = std::find_if(trials.begin(), trials.end(), [&](const TrialRecord& t) { return t.key == trial; });
+  if (found == trials.end())
+    throw InputError(store.path().string() + ": no trial " + trial + " (the trial column of rankone export names them)");
+  const std::optional<SavedModel> model = store.model(trial);
+  if (!model)
+    throw InputError(store.path().string() + ": trial " + trial + " (" + found->status +
+                     ") stored no model: it failed, its estimate was not finite, or it was stored by a rankone "
+                     "older than saved models (run it again)");
+  model->write_folder(output);
+}
+
+void predict(const std::filesystem::path& model_folder, const std::string& data, const std::vector<std::string>& source_options,
+             std::ostream& out, std::ostream& notes) {
+  const SavedModel model = SavedModel::read_folder(model_folder);
+  Json config = model.data_config();
+  if (!config.is_object() || !config.contains("name"))
+    throw InputError((model_folder / "model.json").string() + ": at /data: expected the source configuration");
+  if (!config.contains("file"))
+    throw InputError((model_folder / "model.json").string() + ": the model was trained on source '" +
+                     config["name"].get<std::string>() + "', which reads no file: there is nothing to predict from");
+  config["file"] = data;
+  for (const char* held_out : {"test_file", "test_labels"}) config.erase(held_out);  // every record of DATA is scored
+  for (const std::string& option : source_options) {
+    const auto eq = option.find('=');
+    const std::string what = "source option '" + option + "'";
+    if (eq == std::string::npos || eq == 0) throw UsageError(what + ": expected key=value");
+    set_dotted(config, option.substr(0, eq), override_value(option.substr(eq + 1), what), what);
+  }
+
+  Registry registry;
+  registry.load_default();
+  auto source = registry.create<DataSource>(config, Kind::data_source, "/data");
+  source->score_with(model.preparation());
+  source->open(0);
+  for (const std::string& n : source->notes()) notes << "rankone predict: note: " << n << "\n";
+  const ProblemShape shape = source->shape();
+  const Estimate estimate = padded(model.estimate(), shape.d1, shape.d2);
+  const SensingOperator& op = source->sensing_operator();
+  const Index block = std::clamp<Index>(source->size().value_or(kScoringBlock), 1, kScoringBlock);
+  for (Batch batch = source->next(block); batch.instances() > 0; batch = source->next(block))
+    write_predictions(out, batch, op.forward(batch, estimate));
+}
+
+}  // namespace rankone::cli

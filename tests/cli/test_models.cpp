@@ -1,0 +1,251 @@
+// Saved models end to end: every trial stores its final model; `rankone model` exports it as a folder
+// numpy reads; `rankone predict` scores a file with it, prepared as the training data was, and its
+// lines equal the in-run predictions (the export_predictions metric) byte for byte. FM regression
+// from libsvm files, matrix completion from LIBMF triplets, one-bit multi-label from a multi-label
+// libsvm file; and the refusals.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "rankone/store/results_store.hpp"
+#include "test_support.hpp"
+
+using namespace rankone;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::size_t lines_of(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+/// The key of the one trial stored in `results`.
+std::string only_trial(const fs::path& results) {
+  const ResultsStore store(results, ResultsStore::Access::read_only);
+  const auto trials = store.trials(false);
+  REQUIRE(trials.size() == 1);
+  return trials[0].key;
+}
+
+/// y = 1.5 + x'w + x'Mx + noise on 8 Gaussian features, one-based libsvm lines with a non-zero mean
+/// and scale per feature (so standardisation matters).
+std::string fm_lines(std::mt19937_64& rng, int n) {
+  std::normal_distribution<double> z;
+  std::ostringstream out;
+  out.precision(10);
+  for (int i = 0; i < n; ++i) {
+    double x[8], y = 1.5;
+    for (int j = 0; j < 8; ++j) x[j] = 2.0 + (1.0 + j) * z(rng);
+    for (int j = 0; j < 8; ++j) y += 0.1 * (j % 3 - 1) * x[j];
+    y += 0.05 * (x[0] - 2) * (x[1] - 2) - 0.02 * (x[2] - 2) * (x[2] - 2) + 0.05 * z(rng);
+    out << y;
+    for (int j = 0; j < 8; ++j) out << ' ' << j + 1 << ':' << x[j];
+    out << '\n';
+  }
+  return out.str();
+}
+
+/// Runs a one-trial experiment, exports its model and predicts `data`: the predictions file and
+/// the in-run one (export_predictions), and the model folder.
+struct Saved {
+  fs::path results, model, predicted, in_run;
+};
+
+Saved run_and_predict(const test::ScratchDir& s, const std::string& experiment, const fs::path& data,
+                      const std::string& source_options = "") {
+  const fs::path file = s.write("experiment.json", experiment);
+  Saved out{s / "results", s / "model", s / "predicted.txt", s / "in_run.txt"};
+  const auto run = test::rankone_cli("run " + file.string() + " --out " + out.results.string() + " --quiet");
+  INFO(run.text);
+  REQUIRE(run.code == 0);
+  const auto model = test::rankone_cli("model " + out.results.string() + " --trial " + only_trial(out.results) +
+                                       " --output " + out.model.string());
+  INFO(model.text);
+  REQUIRE(model.code == 0);
+  const auto predict = test::rankone_cli("predict " + out.model.string() + " " + data.string() + " " + source_options +
+                                         " --output " + out.predicted.string());
+  INFO(predict.text);
+  REQUIRE(predict.code == 0);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a saved FM model predicts its test file bit for bit, and numpy reads it", "[cli][models]") {
+  test::ScratchDir s("model_fm");
+  std::mt19937_64 rng(11);
+  const fs::path train = s.write("train.svm", fm_lines(rng, 3000));
+  const fs::path test = s.write("test.svm", fm_lines(rng, 500));
+  const Saved saved = run_and_predict(s, R"({"name": "fm", "seed": 3, "repetitions": 1,
+    "data": {"name": "libsvm", "file": ")" + train.string() + R"(", "test_file": ")" + test.string() + R"(",
+             "indexing": "one", "test_fraction": 0, "standardize": "center_scale", "design": "dense",
+             "operator": {"name": "symmetric_rank_one", "first_order": true}},
+    "estimators": [{"name": "gfm_one_pass", "rank": 2, "batch_size": 1000, "max_iterations": 6, "passes": 3,
+                    "intercept": true}],
+    "metrics": ["test_rmse", {"name": "export_predictions", "path": ")" + (s / "in_run.txt").string() + R"("}]})",
+                                      test);
+  const std::string predicted = slurp(saved.predicted);
+  CHECK(lines_of(predicted) == 500);
+  CHECK(predicted == slurp(saved.in_run));  // byte for byte: the same numbers, the same format
+
+  // The folder as documented: the factors, w, the standardisation, and the intercept in model.json.
+  for (const char* array : {"left.npy", "right.npy", "w.npy", "feature_mean.npy", "feature_scale.npy"})
+    CHECK(fs::exists(saved.model / array));
+  CHECK_FALSE(fs::exists(saved.model / "feature_impute.npy"));  // libsvm has no missing values to impute
+
+  // numpy alone (docs/models.md): standardise with the saved statistics, score bias + x'w + x'Mx.
+  const std::string script = s.write("score.py", R"(import json, sys
+import numpy as np
+folder, data, predicted = sys.argv[1:4]
+m = json.load(open(folder + "/model.json"))
+a = {name: np.load(folder + "/" + info["file"]) for name, info in m["arrays"].items()}
+d = m["preparation"]["dimension"]
+X = np.zeros((sum(1 for _ in open(data)), d))
+for i, line in enumerate(open(data)):
+    for token in line.split()[1:]:
+        j, v = token.split(":")
+        X[i, int(j) - m["preparation"]["index_base"]] = float(v)
+X = (X - a["feature_mean"]) * a["feature_scale"]
+M = a["left"] @ a["right"].T
+M = (M + M.T) / 2
+scores = m["model"]["bias"] + X @ a["w"] + np.einsum("ni,ij,nj->n", X, M, X)
+theirs = np.loadtxt(predicted)
+print("%.3g" % (np.max(np.abs(scores - theirs)) / np.max(np.abs(theirs))))
+)").string();
+  // Debian's python3, which python3-numpy (scripts/setup) serves.
+  const auto numpy = test::run_command("/usr/bin/python3 " + script + " " + saved.model.string() + " " + test.string() + " " +
+                                       saved.predicted.string() + " 2>&1");
+  INFO(numpy.text);
+  REQUIRE(numpy.code == 0);
+  CHECK(std::stod(numpy.text) < 1e-12);  // summation order only
+}
+
+TEST_CASE("a saved completion model scores LIBMF triplets through the training file's id maps", "[cli][models]") {
+  test::ScratchDir s("model_mc");
+  // A rank-1 matrix of 30 users × 20 items with sparse, non-contiguous ids; the test file holds
+  // entries of the same users and items.
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  std::ostringstream train, test;
+  for (int user = 0; user < 30; ++user)
+    for (int item = 0; item < 20; ++item) {
+      const double rating = (1.0 + user % 5) * (1.0 + item % 4) / 4.0;
+      ((user + item) % 7 == 0 ? test : train) << 1000 + 7 * user << ' ' << 50 + 3 * item << ' ' << rating << '\n';
+    }
+  const fs::path train_file = s.write("tr.txt", train.str());
+  const fs::path test_file = s.write("te.txt", test.str());
+  const Saved saved = run_and_predict(s, R"({"name": "mc", "seed": 3, "repetitions": 1,
+    "data": {"name": "ratings", "file": ")" + train_file.string() + R"(", "test_file": ")" + test_file.string() + R"(",
+             "test_fraction": 0},
+    "estimators": [{"name": "als_completion", "rank": 1, "max_iterations": 10}],
+    "metrics": ["test_rmse", {"name": "export_predictions", "path": ")" + (s / "in_run.txt").string() + R"("}]})",
+                                      test_file);
+  const std::string predicted = slurp(saved.predicted);
+  CHECK(lines_of(predicted) == lines_of(test.str()));
+  CHECK(predicted == slurp(saved.in_run));
+  CHECK(fs::exists(saved.model / "row_ids.npy"));
+  CHECK(fs::exists(saved.model / "col_ids.npy"));
+
+  // The same entries in another order give the same predictions in that order (the ids, not the
+  // positions, name the rows), and an unseen user is scored with zero factors and said so.
+  const fs::path reordered = s.write("new.txt", "1007 53 0\n1000 50 0\n99999 50 0\n");
+  const auto scored = test::rankone_cli("predict " + saved.model.string() + " " + reordered.string(), true);
+  REQUIRE(scored.code == 0);
+  const auto notes = test::rankone_cli("predict " + saved.model.string() + " " + reordered.string());
+  CHECK_THAT(notes.text, Contains("widens the model's 30 × 20 matrix to 31 × 20"));
+  std::istringstream lines(scored.text);
+  double a = 0, b = 0, c = 1;
+  lines >> a >> b >> c;
+  CHECK(std::abs(a - 2.0 * 2.0 / 4.0) < 0.05);  // user 1 (id 1007), item 1 (id 53): rating 1
+  CHECK(std::abs(b - 1.0 / 4.0) < 0.05);        // user 0, item 0: 0.25
+  CHECK(c == 0.0);                              // unseen: zero factors, no intercept
+}
+
+TEST_CASE("a saved one-bit multi-label model writes every label's score per record", "[cli][models]") {
+  test::ScratchDir s("model_ml");
+  // 6 features, 4 labels; label j is on when feature j is large.
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> z;
+  auto lines = [&](int n) {
+    std::ostringstream out;
+    out.precision(8);
+    for (int i = 0; i < n; ++i) {
+      double x[6];
+      std::string labels;
+      for (double& v : x) v = z(rng);
+      for (int j = 0; j < 4; ++j)
+        if (x[j] > 0.3) {
+          if (!labels.empty()) labels += ',';
+          labels += std::to_string(j);
+        }
+      out << (labels.empty() ? "0" : labels);
+      for (int j = 0; j < 6; ++j) out << ' ' << j << ':' << x[j];
+      out << '\n';
+    }
+    return out.str();
+  };
+  const fs::path train = s.write("train.svm", lines(2000));
+  const fs::path test = s.write("test.svm", lines(300));
+  const Saved saved = run_and_predict(s, R"({"name": "ml", "seed": 3, "repetitions": 1,
+    "data": {"name": "libsvm", "file": ")" + train.string() + R"(", "test_file": ")" + test.string() + R"(",
+             "indexing": "zero", "test_fraction": 0, "operator": "single_label", "classes": 4},
+    "estimators": [{"name": "one_bit_mll", "rank": 2, "batch_size": 500, "max_iterations": 3}],
+    "metrics": ["auc", {"name": "export_predictions", "path": ")" + (s / "in_run.txt").string() + R"("}]})",
+                                      test);
+  const std::string predicted = slurp(saved.predicted);
+  CHECK(lines_of(predicted) == 300);
+  CHECK(predicted == slurp(saved.in_run));
+  const std::string first = predicted.substr(0, predicted.find('\n'));
+  CHECK(std::count(first.begin(), first.end(), ' ') == 3);  // four scores: one per label
+}
+
+TEST_CASE("model and predict refuse what they cannot do, naming it, with exit 2", "[cli][models]") {
+  test::ScratchDir s("model_bad");
+  const fs::path csv = s.write("train.csv", "y,a,b\n1,0.5,1\n2,1,0\n3,1.5,2\n4,2,1\n5,2.5,3\n6,3,2\n");
+  const fs::path file = s.write("experiment.json", R"({"name": "bad", "seed": 1, "repetitions": 1,
+    "data": {"name": "csv", "file": ")" + csv.string() + R"(", "labels": "y", "test_fraction": 0,
+             "operator": {"name": "symmetric_rank_one", "first_order": true}},
+    "estimators": [{"name": "ridge"}], "metrics": ["samples"]})");
+  REQUIRE(test::rankone_cli("run " + file.string() + " --out " + (s / "results").string() + " --quiet").code == 0);
+
+  const auto unknown = test::rankone_cli("model " + (s / "results").string() + " --trial nope --output " + (s / "m").string());
+  CHECK(unknown.code == 2);
+  CHECK_THAT(unknown.text, Contains("no trial nope"));
+
+  const auto usage = test::rankone_cli("model " + (s / "results").string());
+  CHECK(usage.code == 2);
+
+  const auto no_folder = test::rankone_cli("predict " + (s / "absent").string() + " " + csv.string());
+  CHECK(no_folder.code == 2);
+  CHECK_THAT(no_folder.text, Contains("model.json: cannot be opened"));
+
+  const fs::path model = s / "model";
+  REQUIRE(test::rankone_cli("model " + (s / "results").string() + " --trial " + only_trial(s / "results") + " --output " +
+                            model.string())
+              .code == 0);
+  const fs::path wider = s.write("wider.csv", "y,a,b,c\n1,0.5,1,2\n");
+  const auto mismatch = test::rankone_cli("predict " + model.string() + " " + wider.string());
+  CHECK(mismatch.code == 2);
+  CHECK_THAT(mismatch.text, Contains(wider.string()));
+  CHECK_THAT(mismatch.text, Contains("2 features per record (as the data the model was trained on)"));
+
+  const auto bad_option = test::rankone_cli("predict " + model.string() + " " + csv.string() + " delimiter");
+  CHECK(bad_option.code == 2);
+  CHECK_THAT(bad_option.text, Contains("expected key=value"));
+
+  // A damaged array file is named.
+  std::ofstream(model / "left.npy") << "not numpy";
+  const auto damaged = test::rankone_cli("predict " + model.string() + " " + csv.string());
+  CHECK(damaged.code == 2);
+  CHECK_THAT(damaged.text, Contains("left.npy: not a .npy file"));
+}
