@@ -13,13 +13,18 @@ namespace rankone::cli {
 
 namespace {
 
-/// `m` with zero rows appended up to `rows` (left, w) and `cols` (right): rows and columns, or
-/// features, the model was not trained on contribute nothing.
+/// `m` with rows appended up to `rows` (left, w) and `cols` (right) for rows and columns the model
+/// was not trained on: zero, except in a factor column that is the same in every trained row (the
+/// constant 1 that carries a bias folded into the factors, as `offset: "biases"` does), which
+/// keeps its value. So an unseen user of a biased completion model gets μ + b_item, and features
+/// beyond the model's dimension contribute nothing.
 Estimate padded(Estimate m, Index rows, Index cols) {
   auto grow = [](Matrix& factor, Index n) {
     if (n <= factor.rows()) return;
     Matrix bigger = Matrix::Zero(n, factor.cols());
     bigger.topRows(factor.rows()) = factor;
+    for (Index a = 0; a < factor.cols() && factor.rows() > 1; ++a)
+      if ((factor.col(a).array() == factor(0, a)).all()) bigger.col(a).tail(n - factor.rows()).setConstant(factor(0, a));
     factor = std::move(bigger);
   };
   grow(m.left, rows);
@@ -62,7 +67,8 @@ void predict(const std::filesystem::path& model_folder, const std::string& data,
     throw InputError((model_folder / "model.json").string() + ": the model was trained on source '" +
                      config["name"].get<std::string>() + "', which reads no file: there is nothing to predict from");
   config["file"] = data;
-  for (const char* held_out : {"test_file", "test_labels"}) config.erase(held_out);  // every record of DATA is scored
+  // Every record of DATA is scored: the training run's held-out files and observations are not read.
+  for (const char* training_only : {"test_file", "test_labels", "observations"}) config.erase(training_only);
   for (const std::string& option : source_options) {
     const auto eq = option.find('=');
     const std::string what = "source option '" + option + "'";
@@ -72,9 +78,14 @@ void predict(const std::filesystem::path& model_folder, const std::string& data,
 
   Registry registry;
   registry.load_default();
-  auto source = registry.create<DataSource>(config, Kind::data_source, "/data");
-  source->score_with(model.preparation());
-  source->open(0);
+  std::unique_ptr<DataSource> source;
+  try {
+    source = registry.create<DataSource>(config, Kind::data_source, "/data");
+    source->score_with(model.preparation());
+    source->open(0);
+  } catch (const Json::exception& e) {  // a value of the wrong type in the saved configuration or preparation
+    throw InputError((model_folder / "model.json").string() + ": malformed data configuration or preparation: " + e.what());
+  }
   for (const std::string& n : source->notes()) notes << "rankone predict: note: " << n << "\n";
   const ProblemShape shape = source->shape();
   const Estimate estimate = padded(model.estimate(), shape.d1, shape.d2);

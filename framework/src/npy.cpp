@@ -1,5 +1,6 @@
 #include "rankone/store/npy.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <fstream>
@@ -60,6 +61,7 @@ NamedArray read_npy(const std::filesystem::path& path) {
   const int width = major == 1 ? 2 : 4;
   if (!in.read(reinterpret_cast<char*>(bytes), width)) bad(path, "truncated header");
   for (int i = width - 1; i >= 0; --i) length = length << 8 | bytes[i];
+  if (length > (1u << 20)) bad(path, "a header of " + std::to_string(length) + " bytes (numpy's are under 1 MiB)");
   std::string header(length, '\0');
   if (!in.read(header.data(), length)) bad(path, "truncated header");
 
@@ -76,12 +78,38 @@ NamedArray read_npy(const std::filesystem::path& path) {
   NamedArray a;
   a.integral = descr == "<i8";
   const std::string extents = m[1];
-  const std::regex number(R"(\d+)");
-  for (std::sregex_iterator it(extents.begin(), extents.end(), number), end; it != end; ++it)
-    a.shape.push_back(std::stoll(it->str()));
-  if (a.shape.empty() || a.shape.size() > 2)
-    bad(path, "an array of " + std::to_string(a.shape.size()) + " dimensions; expected 1 or 2");
+  // (n,) or (n, m) with plain non-negative extents: a sign or a stray character is not read past.
+  std::vector<std::string> parts;
+  for (std::size_t from = 0;;) {
+    const std::size_t comma = extents.find(',', from);
+    const std::string part = extents.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    const auto first = part.find_first_not_of(" \t"), last = part.find_last_not_of(" \t");
+    parts.push_back(first == std::string::npos ? "" : part.substr(first, last - first + 1));
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  if (parts.size() > 1 && parts.back().empty()) parts.pop_back();  // (n,): the trailing comma
+  if (parts.size() == 1 && parts[0].empty()) parts.clear();         // (): a 0-d array
+  if (parts.empty() || parts.size() > 2)
+    bad(path, "an array of " + std::to_string(parts.size()) + " dimensions; expected 1 or 2");
+  for (const std::string& e : parts) {
+    if (e.empty() || e.size() > 15 || e.find_first_not_of("0123456789") != std::string::npos)
+      bad(path, "shape (" + extents + "): expected (n,) or (n, m) with non-negative integer extents");
+    a.shape.push_back(std::stoll(e));
+  }
+  // The data must be exactly what the shape says: checked against the file's size before allocating.
+  const auto data_start = static_cast<std::uintmax_t>(in.tellg());
+  const std::uintmax_t size = std::filesystem::file_size(path);
+  const std::uintmax_t available = size >= data_start ? size - data_start : 0;
+  // Extents of up to 15 digits each: their product fits in 2⁶³ only when checked this way first.
+  if (a.shape.size() == 2 && a.shape[0] > 0 &&
+      static_cast<std::uintmax_t>(a.shape[1]) > available / 8 / static_cast<std::uintmax_t>(a.shape[0]))
+    bad(path, "truncated data: expected " + std::to_string(a.shape[0]) + " × " + std::to_string(a.shape[1]) +
+                  " elements, the file holds " + std::to_string(available) + " bytes of data");
   const auto n = static_cast<std::size_t>(a.elements());
+  if (static_cast<std::uintmax_t>(n) * 8 != available)
+    bad(path, (static_cast<std::uintmax_t>(n) * 8 > available ? "truncated data: expected " : "trailing data: expected ") +
+                  std::to_string(n) + " elements, the file holds " + std::to_string(available) + " bytes of data");
   auto read = [&](auto& values) {
     values.resize(n);
     if (!in.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(n * 8)))

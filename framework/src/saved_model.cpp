@@ -1,5 +1,6 @@
 #include "rankone/store/saved_model.hpp"
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -34,7 +35,7 @@ std::string prediction_formula(const std::string& op, const LowRankModel& m) {
   const std::string w = m.has_first_order() ? " + a'w" : "";
   if (op == "entry") return "score of entry (i, j) = bias + M[i, j], " + M;
   if (op == "single_label")
-    return "scores of instance a = bias + a'M (one per label; the operator's √d2 label gain is in left/right)" + w + ", " + M;
+    return "scores of instance a = bias + √cols · a'M (one per label: the operator's label gain √d2)" + w + ", " + M;
   if (op == "symmetric_rank_one") return "score of instance a = bias + a'M a" + w + ", " + M;
   return "score = bias + a'M b" + w + " (operator " + op + "), " + M;
 }
@@ -167,13 +168,21 @@ void SavedModel::write_folder(const std::filesystem::path& folder) const {
 }
 
 SavedModel SavedModel::read_folder(const std::filesystem::path& folder) {
+  try {
+    return read_checked(folder);
+  } catch (const Json::exception& e) {  // a field of the wrong type: the file is malformed
+    throw InputError((folder / "model.json").string() + ": malformed: " + e.what());
+  }
+}
+
+SavedModel SavedModel::read_checked(const std::filesystem::path& folder) {
   const std::filesystem::path path = folder / "model.json";
   std::ifstream in(path);
   if (!in) bad(path.string(), "cannot be opened (a model folder holds model.json; write one with rankone model)");
   Json header = Json::parse(in, nullptr, false);
   if (header.is_discarded() || !header.is_object()) bad(path.string(), "not JSON");
   if (header.value("format", "") != kFormat) bad(path.string(), "at /format: expected \"" + std::string(kFormat) + "\"");
-  if (header.value("version", 0) != kVersion)
+  if (!header.contains("version") || !header["version"].is_number_integer() || header["version"] != kVersion)
     bad(path.string(), "at /version: model format version " + header.value("version", Json()).dump() +
                            ", but this rankone reads version " + std::to_string(kVersion));
   for (const char* key : {"data", "model", "arrays"})
@@ -206,6 +215,36 @@ SavedModel SavedModel::read_folder(const std::filesystem::path& folder) {
   for (const char* key : {"symmetrize", "zero_diagonal"})
     if (!m.contains(key) || !m[key].is_boolean()) bad(path.string(), std::string("at /model/") + key + ": expected true or false");
   if (!m.contains("bias") || !m["bias"].is_number()) bad(path.string(), "at /model/bias: expected a number");
+  // The header's sizes against the arrays: a model is scored on exactly the shape it was trained on.
+  const auto expect = [&](const char* key, std::int64_t actual, const std::string& what) {
+    if (m.contains(key) && m[key] != Json(actual))
+      bad(path.string(), std::string("at /model/") + key + ": " + m[key].dump() + ", but " + what + " has " +
+                             std::to_string(actual));
+  };
+  const std::int64_t rows = left.shape[0], cols = right.shape[0];
+  expect("rows", rows, "left.npy");
+  expect("cols", cols, "right.npy");
+  expect("rank", left.shape[1], "left.npy (columns)");
+  if (m.value("symmetrize", false) && rows != cols)
+    bad(path.string(), "a symmetrised model needs left and right of the same rows (" + std::to_string(rows) + ", " +
+                           std::to_string(cols) + ")");
+  if (m.value("first_order", false) && !s.arrays.count("w"))
+    bad(path.string(), "at /model/first_order: true, but there is no array w");
+  for (const auto& [name, a] : s.arrays)
+    for (const double v : a.reals)
+      if (!std::isfinite(v)) bad(path.string(), "array " + name + " holds a non-finite value");
+  if (!std::isfinite(m["bias"].get<double>())) bad(path.string(), "at /model/bias: not finite");
+  const Json& prep = header.value("preparation", Json::object());
+  if (!prep.is_object()) bad(path.string(), "at /preparation: expected an object");
+  const auto prepared = [&](const char* key, std::int64_t actual, const std::string& what) {
+    if (prep.contains(key) && prep[key] != Json(actual))
+      bad(path.string(), std::string("at /preparation/") + key + ": " + prep[key].dump() + ", but the model's " + what +
+                             " is " + std::to_string(actual));
+  };
+  prepared("dimension", rows, "feature dimension (rows of left)");
+  prepared("rows", rows, "row count (rows of left)");
+  prepared("cols", cols, "column count (rows of right)");
+  prepared("classes", cols, "label count (rows of right)");
   return s;
 }
 

@@ -1,5 +1,6 @@
 // The `csv` source: field splitting, column selection, missing values, registration.
 #include "csv_source.hpp"
+#include "observations.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -84,6 +85,22 @@ void CsvReader::resolve_columns(const std::vector<std::string>& header, std::int
   };
   label_at_.clear();
   feature_at_.clear();
+  if (scoring_ && options_.header && !model_features_.empty()) {
+    // A saved model's features by name, wherever they are now; labels only when present.
+    for (const std::string& c : model_features_) {
+      const auto at = std::find_if(header.begin(), header.end(), [&](const std::string& h) { return trim(h) == trim(c); });
+      if (at == header.end())
+        data_error(lines_->name(), line_number, "a column '" + c + "' (a feature of the model's training data)",
+                   "a header without it");
+      feature_at_.push_back(static_cast<std::size_t>(at - header.begin()));
+    }
+    for (const std::string& c : options_.label_columns)
+      for (std::size_t k = 0; k < header.size(); ++k)
+        if (trim(header[k]) == trim(c)) label_at_.push_back(k);
+    if (label_at_.size() != options_.label_columns.size()) label_at_.clear();  // unlabelled data: targets 0
+    resolved_ = true;
+    return;
+  }
   for (const std::string& c : options_.label_columns) label_at_.push_back(position(c));
   if (options_.feature_columns.empty()) {
     for (std::size_t k = 0; k < header.size(); ++k)
@@ -106,6 +123,8 @@ void CsvReader::start(std::uint64_t) {
     const std::size_t expected_width = width_;
     const std::vector<std::size_t> labels = label_at_, features = feature_at_;
     resolve_columns(fields_, lines_->line_number());
+    header_names_.clear();
+    for (const std::size_t k : feature_at_) header_names_.emplace_back(trim(fields_[k]));
     // Another pass must see the same header (the file changed under us otherwise).
     if (expected_width != 0 && (expected_width != width_ || labels != label_at_ || features != feature_at_))
       data_error(name_, 1, "the header read in the previous pass", line_);
@@ -142,7 +161,14 @@ bool CsvReader::next(Record& record) {
             data_error(name_, line_number, "a value in column " + std::to_string(feature_at_[k] + 1) +
                                                " (missing values: parameter missing)",
                        field);
-          case CsvMissing::skip: skip = true; break;
+          case CsvMissing::skip:
+            if (scoring_)  // every record is scored: a dropped one would shift the prediction lines
+              data_error(name_, line_number, "a value in column " + std::to_string(feature_at_[k] + 1) +
+                                                 " (scoring gives every record a line; missing \"skip\" would drop "
+                                                 "this one: give the source option missing=zero or missing=mean)",
+                         field);
+            skip = true;
+            break;
           case CsvMissing::zero: record.feature_value[k] = 0.0; break;
           case CsvMissing::mean: record.feature_value[k] = std::numeric_limits<double>::quiet_NaN(); break;
         }
@@ -153,9 +179,9 @@ bool CsvReader::next(Record& record) {
     if (label_at_.size() == 1) {
       const std::string& field = fields_[label_at_[0]];
       if (is_missing_token(field)) {
-        if (options_.missing != CsvMissing::skip)
+        if (options_.missing != CsvMissing::skip && !scoring_)
           data_error(name_, line_number, "a label in column " + std::to_string(label_at_[0] + 1), field);
-        skip = true;
+        skip = !scoring_;  // a record to score needs no label
       } else {
         record.target = parse_finite(field, name_, line_number, "the label");
         if (record.target == std::floor(record.target) && std::abs(record.target) < 2e9)
@@ -173,6 +199,17 @@ bool CsvReader::next(Record& record) {
     return true;
   }
   return false;
+}
+
+void CsvReader::describe_preparation(DataPreparation& preparation) const {
+  if (!header_names_.empty()) preparation.header["feature_columns"] = header_names_;
+}
+
+void CsvReader::use_preparation(const DataPreparation& preparation) {
+  scoring_ = true;
+  if (preparation.header.contains("feature_columns") && preparation.header["feature_columns"].is_array())
+    for (const Json& name : preparation.header["feature_columns"])
+      if (name.is_string()) model_features_.push_back(name.get<std::string>());
 }
 
 RecordLayout CsvReader::layout() const {
@@ -217,8 +254,9 @@ std::unique_ptr<Component> make_csv(const Params& p, const BuildContext& ctx) {
                                   : CsvMissing::error;
   o.value_scale = p.number("value_scale");
   if (o.label_columns.empty()) reject_param(p, "labels", "give the label column(s)");
-  auto reader = std::make_unique<CsvReader>(file_opener(resolve_param_path(p, "file")), o);
+  auto reader = with_observations(p, std::make_unique<CsvReader>(file_opener(resolve_param_path(p, "file")), o));
   FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
+  check_observations(p, config);
   if (o.missing == CsvMissing::mean && config.sparse_design)
     reject_param(p, "missing", "mean imputation applies to dense designs");
   // The test file is read with the same columns (by name when there is a header) and options.
@@ -249,6 +287,7 @@ Registration csv_registration() {
   s.number("value_scale", 1.0, "multiplies every feature value as read (e.g. 1/16 for pixel counts)");
   declare_common_parameters(s, "symmetric_rank_one");
   declare_feature_parameters(s);
+  declare_observation_parameters(s);
   r.example = {{"file", "plugins/sources/examples/tiny.csv"}, {"labels", "y"}};
   r.factory = make_csv;
   r.footprint = [](const Params& p, const FootprintContext& c) { return file_source_footprint(p, c, RecordShape::dense_features); };

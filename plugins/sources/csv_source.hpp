@@ -38,6 +38,11 @@ class CsvReader final : public RecordReader {
   std::string source_name() const override { return name_; }
   /// The header line that named the columns.
   std::vector<std::string> notes() const override;
+  /// With a header: the names of the feature columns, in order (feature_columns).
+  void describe_preparation(DataPreparation& preparation) const override;
+  /// Scoring: feature columns found by the training file's names, labels not needed, and no record
+  /// skipped (every record gets a prediction line).
+  void use_preparation(const DataPreparation& preparation) override;
 
  private:
   /// Maps the configured column names to positions, given the header (or the first row's width).
@@ -52,6 +57,9 @@ class CsvReader final : public RecordReader {
   std::int64_t records_ = 0;
   std::string line_, name_;
   std::string header_line_;  ///< the line read as the header
+  std::vector<std::string> header_names_;  ///< the feature columns' names (with a header)
+  bool scoring_ = false;
+  std::vector<std::string> model_features_;  ///< scoring: the training file's feature column names
 };
 
 Registration csv_registration();

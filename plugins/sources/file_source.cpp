@@ -222,6 +222,7 @@ void Record::clear() {
   feature_index.clear();
   feature_value.clear();
   row = col = -1;
+  observed_label = -1;
   timestamp = 0.0;
   part.reset();
 }
@@ -321,6 +322,14 @@ void FileSource::rewind() {
 
 void FileSource::prepare(Record& r, const RecordReader& from) const {
   const std::string file = from.source_name();
+  if (imposed_ && !r.feature_index.empty() && r.feature_index.back() >= imposed_dimension_) {
+    // Scoring: a feature the model has no weight for contributes nothing; dropped, not allocated for.
+    const auto keep = static_cast<std::size_t>(
+        std::lower_bound(r.feature_index.begin(), r.feature_index.end(), imposed_dimension_) - r.feature_index.begin());
+    dropped_features_ += static_cast<std::int64_t>(r.feature_index.size() - keep);
+    r.feature_index.resize(keep);
+    r.feature_value.resize(keep);
+  }
   if (layout_.entries) {
     if (layout_.rows > 0 && r.row >= layout_.rows)
       data_error(file, r.line, "a row index below the declared " + std::to_string(layout_.rows), std::to_string(r.row));
@@ -329,6 +338,9 @@ void FileSource::prepare(Record& r, const RecordReader& from) const {
                  std::to_string(r.col));
     return;
   }
+  if (config_.classes > 0 && r.observed_label >= config_.classes)
+    data_error(file, r.line, "an observed label below classes = " + std::to_string(config_.classes),
+               std::to_string(r.observed_label));
   if (config_.classes > 0) {
     for (std::int32_t& label : r.labels) label = static_cast<std::int32_t>(label - config_.first_label);
     for (std::int32_t label : r.labels)
@@ -503,13 +515,6 @@ const char* standardize_name(Standardize s) {
   return s == Standardize::scale ? "scale" : s == Standardize::center_scale ? "center_scale" : "none";
 }
 
-/// `v` extended to `n` entries with `fill` (features beyond a model's dimension).
-Vector padded(const Vector& v, Index n, double fill) {
-  Vector out = Vector::Constant(n, fill);
-  out.head(std::min(n, v.size())) = v.head(std::min(n, v.size()));
-  return out;
-}
-
 }  // namespace
 
 DataPreparation FileSource::preparation() const {
@@ -548,10 +553,16 @@ void FileSource::score_with(const DataPreparation& preparation) {
     config_.design_chosen = false;
     config_.sparse_design = h.value("design", "dense") == "sparse";
     const std::string standardize = h.value("standardize", "none");
+    if (standardize != "none" && standardize != "scale" && standardize != "center_scale")
+      throw ConfigError("the saved model's preparation says standardize \"" + standardize +
+                        "\"; expected none, scale or center_scale");
     config_.standardize = standardize == "scale"          ? Standardize::scale
                           : standardize == "center_scale" ? Standardize::center_scale
                                                           : Standardize::none;
     if (h.contains("classes")) config_.classes = h["classes"].get<std::int64_t>();
+    if (!h.contains("dimension") || !h["dimension"].is_number_integer() || h["dimension"].get<Index>() < 1)
+      throw ConfigError("the saved model's preparation has no feature dimension (dimension)");
+    imposed_dimension_ = h["dimension"].get<Index>();
   }
   reader_->use_preparation(preparation);
 }
@@ -569,21 +580,29 @@ void FileSource::adopt_preparation() {
     d2_ = std::max(d2_, cols);
     return;
   }
-  const Index dimension = h.value("dimension", d1_);
+  const Index dimension = imposed_dimension_;
   if (!layout_.sparse && d1_ != dimension)
     data_error(file, 0, std::to_string(dimension) + " features per record (as the data the model was trained on)",
                std::to_string(d1_) + " features");
-  if (d1_ > dimension)
-    note(file + " has feature indices up to " + grouped(d1_ - 1) + ", beyond the model's dimension " +
-         grouped(dimension) + ": the model gives those features weight zero");
-  d1_ = std::max(d1_, dimension);
+  if (dropped_features_ > 0)
+    note(file + ": " + grouped(dropped_features_) + " feature values at indices beyond the model's dimension " +
+         grouped(dimension) + " were dropped (the model has no weight for them)");
+  d1_ = dimension;
   d2_ = config_.classes > 0 ? config_.classes : d1_;
+  // The saved statistics, checked against what the preparation says (a hand-edited model folder).
   const ArraySet& arrays = imposed_->arrays;
-  if (arrays.count("feature_mean")) {
-    mean_ = padded(arrays.at("feature_mean").vector(), d1_, 0.0);
-    scale_ = padded(arrays.at("feature_scale").vector(), d1_, 1.0);
+  const auto statistic = [&](const char* name) -> Vector {
+    const auto found = arrays.find(name);
+    if (found == arrays.end() || found->second.integral || found->second.elements() != dimension)
+      throw ConfigError(std::string("the saved model's preparation needs a float64 array ") + name + " of " +
+                        std::to_string(dimension) + " values (its dimension)");
+    return found->second.vector();
+  };
+  if (config_.standardize != Standardize::none) {
+    mean_ = statistic("feature_mean");
+    scale_ = statistic("feature_scale");
   }
-  if (arrays.count("feature_impute")) impute_ = padded(arrays.at("feature_impute").vector(), d1_, 0.0);
+  if (arrays.count("feature_impute")) impute_ = statistic("feature_impute");
 }
 
 void FileSource::record_notes(Part held_out, std::int64_t train_count) {
@@ -800,6 +819,11 @@ Batch FileSource::assemble(std::vector<Record>& records, bool test, std::uint64_
   b.y.resize(n);
   for (Index i = 0; i < n; ++i) {
     const Record& r = records[static_cast<std::size_t>(i)];
+    if (r.observed_label >= 0) {  // an observation (observations file): its label and its answer
+      asked(i) = static_cast<std::int32_t>(r.observed_label);
+      b.y(i) = r.target;
+      continue;
+    }
     std::uint64_t state = mix(label_seed, static_cast<std::uint64_t>(r.number));
     Rng rng(splitmix64(state));
     Index j = static_cast<Index>(rng.below(static_cast<std::uint64_t>(classes)));

@@ -9,6 +9,7 @@
 /// one-bit single-label, full labels, matrix entries).
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -101,6 +102,7 @@ struct Record {
   std::vector<double> feature_value;
   std::int64_t row = -1, col = -1;
   double timestamp = 0.0;
+  std::int64_t observed_label = -1;  ///< a one-bit observation's asked label (target: its ±1 answer), or -1
   std::int64_t line = 0;  ///< 1-based line (text formats) or record number + 1, for error messages
   /// Set by a reader that splits the data itself (the chronological split of `ratings`); when
   /// empty the hash of (number, seed) decides (`part_of`).
@@ -287,6 +289,8 @@ class FileSource final : public DataSource {
 
   /// score_with: the saved preparation the data is read with (its header null otherwise).
   std::optional<DataPreparation> imposed_;
+  Index imposed_dimension_ = std::numeric_limits<Index>::max();  ///< the model's feature dimension
+  mutable std::int64_t dropped_features_ = 0;  ///< scoring: feature values beyond it, dropped
 
   bool opened_ = false;
   std::uint64_t seed_ = 0;

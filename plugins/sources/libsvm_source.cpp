@@ -1,5 +1,6 @@
 // The `libsvm` source: parser, reader and registration.
 #include "libsvm_source.hpp"
+#include "observations.hpp"
 
 #include <limits>
 
@@ -159,8 +160,9 @@ std::unique_ptr<Component> make_libsvm(const Params& p, const BuildContext& ctx)
                      : indexing == "one" ? LibsvmIndexing::one_based
                                          : LibsvmIndexing::automatic;
   if (p.has("dimension")) options.dimension = p.integer("dimension");
-  auto reader = std::make_unique<LibsvmReader>(file_opener(resolve_param_path(p, "file")), options);
+  auto reader = with_observations(p, std::make_unique<LibsvmReader>(file_opener(resolve_param_path(p, "file")), options));
   FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
+  check_observations(p, config);
   // Detected per file, the index base could differ between the two files (a test file without an
   // index 0 would be read 1-based): with a test file it must be declared.
   if (p.has("test_file") && options.indexing == LibsvmIndexing::automatic)
@@ -188,6 +190,7 @@ Registration libsvm_registration() {
                                        "largest index in the file)").make_nullable().at_least(1);
   declare_common_parameters(s, "symmetric_rank_one");
   declare_feature_parameters(s);
+  declare_observation_parameters(s);
   r.example = {{"file", "plugins/sources/examples/tiny.svm"}};
   r.factory = make_libsvm;
   r.footprint = [](const Params& p, const FootprintContext& c) { return file_source_footprint(p, c, RecordShape::sparse_features); };

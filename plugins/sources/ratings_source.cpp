@@ -159,7 +159,9 @@ std::vector<std::string> RatingsReader::notes() const {
                     " (delimiter \"auto\": decided on its first rating)");
   if (!header_.empty()) notes.push_back("first line of " + name_ + " ('" + header_ + "') is not a rating: skipped as a header");
   const std::size_t users = ids_->users.size(), items = ids_->items.size();
-  if (options_.ids == RatingIds::remap)
+  if (options_.ids == RatingIds::remap && scoring_)
+    notes.push_back("user and item ids mapped to the model's rows and columns by its row_ids and col_ids");
+  else if (options_.ids == RatingIds::remap)
     notes.push_back("user and item ids remapped to 0.." + std::to_string(users - (users == 0 ? 0 : 1)) + " and 0.." +
                     std::to_string(items - (items == 0 ? 0 : 1)) +
                     " in order of first appearance (ids \"remap\")");
@@ -175,9 +177,21 @@ std::vector<std::int64_t> ids_by_index(const std::unordered_map<std::int64_t, st
   return out;
 }
 
-void fill_map(std::unordered_map<std::int64_t, std::int64_t>& ids, const NamedArray& by_index) {
+/// The map of a saved model's ids (`name`: one int64 id per index, as many as `count`, each once).
+void fill_map(std::unordered_map<std::int64_t, std::int64_t>& ids, const DataPreparation& preparation,
+              const char* name, const char* count) {
+  const auto found = preparation.arrays.find(name);
+  const Json& expected = preparation.header.value(count, Json());
+  if (found == preparation.arrays.end() || !found->second.integral || found->second.shape.size() != 1 ||
+      (expected.is_number_integer() && found->second.elements() != expected.get<std::int64_t>()))
+    throw ConfigError(std::string("the saved model's preparation needs an int64 array ") + name + " with one id per " +
+                      (std::string(count) == "rows" ? "row" : "column") +
+                      (expected.is_number_integer() ? " (" + expected.dump() + ")" : ""));
   ids.clear();
-  for (std::size_t i = 0; i < by_index.integers.size(); ++i) ids.emplace(by_index.integers[i], static_cast<std::int64_t>(i));
+  const std::vector<std::int64_t>& by_index = found->second.integers;
+  for (std::size_t i = 0; i < by_index.size(); ++i)
+    if (!ids.emplace(by_index[i], static_cast<std::int64_t>(i)).second)
+      throw ConfigError(std::string("the saved model's ") + name + " names id " + std::to_string(by_index[i]) + " twice");
 }
 
 }  // namespace
@@ -191,9 +205,10 @@ void RatingsReader::describe_preparation(DataPreparation& preparation) const {
 void RatingsReader::use_preparation(const DataPreparation& preparation) {
   options_.by_timestamp = false;
   options_.chronological.reset();
+  scoring_ = true;
   if (options_.ids != RatingIds::remap) return;
-  if (preparation.arrays.count("row_ids")) fill_map(ids_->users, preparation.arrays.at("row_ids"));
-  if (preparation.arrays.count("col_ids")) fill_map(ids_->items, preparation.arrays.at("col_ids"));
+  fill_map(ids_->users, preparation, "row_ids", "rows");
+  fill_map(ids_->items, preparation, "col_ids", "cols");
 }
 
 RecordLayout RatingsReader::layout() const {

@@ -97,6 +97,7 @@ class RatingsReader final : public RecordReader {
   std::string line_, name_;
   std::string header_;  ///< the first line, when it was not a rating and was skipped as a header
   std::string delimiter_;  ///< as given, or decided on the first rating (delimiter "auto")
+  bool scoring_ = false;   ///< use_preparation: ids through a saved model's maps
 };
 
 Registration ratings_registration();

@@ -79,6 +79,16 @@ Saved run_and_predict(const test::ScratchDir& s, const std::string& experiment, 
   return out;
 }
 
+/// Runs a numpy script `script MODEL DATA PREDICTED` that prints the largest relative difference
+/// between its own scores and rankone predict's; Debian's python3, which python3-numpy serves.
+double numpy_difference(const std::string& script, const fs::path& model, const fs::path& data, const fs::path& predicted) {
+  const auto numpy = test::run_command("/usr/bin/python3 " + script + " " + model.string() + " " + data.string() + " " +
+                                       predicted.string() + " 2>&1");
+  INFO(numpy.text);
+  REQUIRE(numpy.code == 0);
+  return std::stod(numpy.text);
+}
+
 }  // namespace
 
 TEST_CASE("a saved FM model predicts its test file bit for bit, and numpy reads it", "[cli][models]") {
@@ -122,12 +132,23 @@ scores = m["model"]["bias"] + X @ a["w"] + np.einsum("ni,ij,nj->n", X, M, X)
 theirs = np.loadtxt(predicted)
 print("%.3g" % (np.max(np.abs(scores - theirs)) / np.max(np.abs(theirs))))
 )").string();
-  // Debian's python3, which python3-numpy (scripts/setup) serves.
-  const auto numpy = test::run_command("/usr/bin/python3 " + script + " " + saved.model.string() + " " + test.string() + " " +
-                                       saved.predicted.string() + " 2>&1");
-  INFO(numpy.text);
-  REQUIRE(numpy.code == 0);
-  CHECK(std::stod(numpy.text) < 1e-12);  // summation order only
+  CHECK(numpy_difference(script, saved.model, test, saved.predicted) < 1e-12);  // summation order only
+
+  // The FM model of libFM (estimator fm: M = V V' without its diagonal), through the same script
+  // with the diagonal zeroed as docs/models.md says.
+  test::ScratchDir f("model_fm_zero_diagonal");
+  const Saved fm = run_and_predict(f, R"({"name": "fm", "seed": 3, "repetitions": 1,
+    "data": {"name": "libsvm", "file": ")" + train.string() + R"(", "test_file": ")" + test.string() + R"(",
+             "indexing": "one", "test_fraction": 0, "standardize": "center_scale", "design": "dense",
+             "operator": {"name": "symmetric_rank_one", "first_order": true}},
+    "estimators": [{"name": "fm", "rank": 2, "max_iterations": 5}],
+    "metrics": ["test_rmse", {"name": "export_predictions", "path": ")" + (f / "in_run.txt").string() + R"("}]})",
+                                   test);
+  CHECK(slurp(fm.predicted) == slurp(fm.in_run));
+  std::string zeroed = slurp(script);
+  zeroed.replace(zeroed.find("M = (M + M.T) / 2"), 17, "M = (M + M.T) / 2\nif m['model']['zero_diagonal']: np.fill_diagonal(M, 0)");
+  const std::string zeroed_script = f.write("score.py", zeroed).string();
+  CHECK(numpy_difference(zeroed_script, fm.model, test, fm.predicted) < 1e-12);
 }
 
 TEST_CASE("a saved completion model scores LIBMF triplets through the training file's id maps", "[cli][models]") {
@@ -169,6 +190,40 @@ TEST_CASE("a saved completion model scores LIBMF triplets through the training f
   CHECK(std::abs(a - 2.0 * 2.0 / 4.0) < 0.05);  // user 1 (id 1007), item 1 (id 53): rating 1
   CHECK(std::abs(b - 1.0 / 4.0) < 0.05);        // user 0, item 0: 0.25
   CHECK(c == 0.0);                              // unseen: zero factors, no intercept
+
+  // With biases folded into the factors ([L, b_row, 1], [R, 1, b_col]), an unseen user keeps the
+  // item's bias: μ + b_item, what the trained model predicts for a user whose own bias and factors
+  // are zero.
+  test::ScratchDir biases("model_mc_biases");
+  const Saved biased = run_and_predict(biases, R"({"name": "mcb", "seed": 3, "repetitions": 1,
+    "data": {"name": "ratings", "file": ")" + train_file.string() + R"(", "test_file": ")" + test_file.string() + R"(",
+             "test_fraction": 0},
+    "estimators": [{"name": "als_completion", "rank": 1, "max_iterations": 10, "offset": "biases"}],
+    "metrics": ["test_rmse", {"name": "export_predictions", "path": ")" + (biases / "in_run.txt").string() + R"("}]})",
+                                       test_file);
+  CHECK(slurp(biased.predicted) == slurp(biased.in_run));
+  const std::string check = biases.write("unseen.py", R"(import json, sys
+import numpy as np
+folder, predicted = sys.argv[1:3]
+m = json.load(open(folder + "/model.json"))
+L, R = np.load(folder + "/left.npy"), np.load(folder + "/right.npy")
+item = list(np.load(folder + "/col_ids.npy")).index(50)
+constant = [a for a in range(L.shape[1]) if np.all(L[:, a] == L[0, a])]
+expected = m["model"]["bias"] + sum(L[0, a] * R[item, a] for a in constant)
+print("%.17g %.17g %.17g" % (expected, float(open(predicted).read().split()[2]), m["model"]["bias"]))
+)").string();
+  const auto unseen = test::rankone_cli("predict " + biased.model.string() + " " + reordered.string() + " --output " +
+                                        (biases / "unseen.txt").string());
+  REQUIRE(unseen.code == 0);
+  const auto compared = test::run_command("/usr/bin/python3 " + check + " " + biased.model.string() + " " +
+                                          (biases / "unseen.txt").string() + " 2>&1");
+  INFO(compared.text);
+  REQUIRE(compared.code == 0);
+  std::istringstream values(compared.text);
+  double expected = 0, got = 1, bias = 0;
+  values >> expected >> got >> bias;
+  CHECK(got == Approx(expected).epsilon(1e-12));
+  CHECK(std::abs(expected - bias) > 1e-6);  // the item's bias is there, not the intercept alone
 }
 
 TEST_CASE("a saved one-bit multi-label model writes every label's score per record", "[cli][models]") {
@@ -207,6 +262,23 @@ TEST_CASE("a saved one-bit multi-label model writes every label's score per reco
   CHECK(predicted == slurp(saved.in_run));
   const std::string first = predicted.substr(0, predicted.find('\n'));
   CHECK(std::count(first.begin(), first.end(), ' ') == 3);  // four scores: one per label
+
+  // numpy: bias + √d2 · a'M per label (docs/models.md).
+  const std::string script = s.write("labels.py", R"(import json, sys
+import numpy as np
+folder, data, predicted = sys.argv[1:4]
+m = json.load(open(folder + "/model.json"))
+L, R = np.load(folder + "/left.npy"), np.load(folder + "/right.npy")
+X = np.zeros((sum(1 for _ in open(data)), m["preparation"]["dimension"]))
+for i, line in enumerate(open(data)):
+    for token in line.split()[1:]:
+        j, v = token.split(":")
+        X[i, int(j) - m["preparation"]["index_base"]] = float(v)
+scores = m["model"]["bias"] + np.sqrt(m["model"]["cols"]) * X @ (L @ R.T)
+theirs = np.loadtxt(predicted)
+print("%.3g" % (np.max(np.abs(scores - theirs)) / np.max(np.abs(theirs))))
+)").string();
+  CHECK(numpy_difference(script, saved.model, test, saved.predicted) < 1e-12);
 }
 
 TEST_CASE("model and predict refuse what they cannot do, naming it, with exit 2", "[cli][models]") {
@@ -233,15 +305,44 @@ TEST_CASE("model and predict refuse what they cannot do, naming it, with exit 2"
   REQUIRE(test::rankone_cli("model " + (s / "results").string() + " --trial " + only_trial(s / "results") + " --output " +
                             model.string())
               .code == 0);
-  const fs::path wider = s.write("wider.csv", "y,a,b,c\n1,0.5,1,2\n");
-  const auto mismatch = test::rankone_cli("predict " + model.string() + " " + wider.string());
+  // A csv with a header: the model's features by name, in any order, other columns and the label
+  // column not needed; a file without one of them is refused, naming it.
+  const auto plain = test::rankone_cli("predict " + model.string() + " " + s.write("plain.csv", "y,a,b\n0,0.5,1\n").string(), true);
+  const auto moved = test::rankone_cli("predict " + model.string() + " " + s.write("moved.csv", "c,b,a\n9,1,0.5\n").string(), true);
+  REQUIRE(plain.code == 0);
+  CHECK(moved.code == 0);
+  CHECK(moved.text == plain.text);
+  const fs::path narrower = s.write("narrower.csv", "y,a\n1,0.5\n");
+  const auto mismatch = test::rankone_cli("predict " + model.string() + " " + narrower.string());
   CHECK(mismatch.code == 2);
-  CHECK_THAT(mismatch.text, Contains(wider.string()));
-  CHECK_THAT(mismatch.text, Contains("2 features per record (as the data the model was trained on)"));
+  CHECK_THAT(mismatch.text, Contains(narrower.string()));
+  CHECK_THAT(mismatch.text, Contains("a column 'b' (a feature of the model's training data)"));
 
   const auto bad_option = test::rankone_cli("predict " + model.string() + " " + csv.string() + " delimiter");
   CHECK(bad_option.code == 2);
   CHECK_THAT(bad_option.text, Contains("expected key=value"));
+
+  // model.json and its arrays must agree.
+  const std::string header = slurp(model / "model.json");
+  auto edited = [&](const std::string& from, const std::string& to) {
+    std::string text = header;
+    REQUIRE(text.find(from) != std::string::npos);
+    text.replace(text.find(from), from.size(), to);
+    std::ofstream(model / "model.json") << text;
+    return test::rankone_cli("predict " + model.string() + " " + csv.string());
+  };
+  const auto first_order = edited("\"first_order\": true", "\"first_order\": true, \"x\": 1");
+  CHECK(first_order.code == 0);  // an unknown key is harmless
+  const auto rows = edited("\"rows\": 2", "\"rows\": 3");
+  CHECK(rows.code == 2);
+  CHECK_THAT(rows.text, Contains("at /model/rows: 3, but left.npy has 2"));
+  const auto typed = edited("\"bias\": ", "\"bias\": \"zero\", \"was\": ");
+  CHECK(typed.code == 2);
+  CHECK_THAT(typed.text, Contains("at /model/bias: expected a number"));
+  const auto version = edited("\"version\": 1", "\"version\": \"1\"");
+  CHECK(version.code == 2);
+  CHECK_THAT(version.text, Contains("at /version"));
+  std::ofstream(model / "model.json") << header;
 
   // A damaged array file is named.
   std::ofstream(model / "left.npy") << "not numpy";

@@ -84,6 +84,13 @@ TEST_CASE("npy: arrays round-trip exactly; numpy's C and Fortran orders read the
   write_raw(s / "short.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }", {1.0});
   CHECK_THROWS_WITH(read_npy(s / "short.npy"), Contains("truncated data: expected 4 elements"));
   CHECK_THROWS_AS(read_npy(s / "absent.npy"), InputError);
+  // The shape is read strictly and the data must be exactly that long.
+  write_raw(s / "negative.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (-1, 1), }", {1.0});
+  CHECK_THROWS_WITH(read_npy(s / "negative.npy"), Contains("expected (n,) or (n, m) with non-negative integer extents"));
+  write_raw(s / "long.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", {1.0, 2.0});
+  CHECK_THROWS_WITH(read_npy(s / "long.npy"), Contains("trailing data"));
+  write_raw(s / "huge.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (999999999999999, 999999999999999), }", {1.0});
+  CHECK_THROWS_WITH(read_npy(s / "huge.npy"), Contains("truncated data"));  // refused before allocating
 }
 
 TEST_CASE("a saved model round-trips through JSON, the store's blob and a folder, exactly", "[saved_model]") {

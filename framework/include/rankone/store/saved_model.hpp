@@ -44,6 +44,9 @@ struct SavedModel {
   void write_folder(const std::filesystem::path& folder) const;
   /// Reads a folder `write_folder` wrote (or numpy rewrote); errors name the file.
   static SavedModel read_folder(const std::filesystem::path& folder);
+
+ private:
+  static SavedModel read_checked(const std::filesystem::path& folder);
 };
 
 }  // namespace rankone
