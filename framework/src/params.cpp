@@ -184,6 +184,8 @@ Json Schema::validate(const Json& given, const ValidationContext& ctx, const std
         if (it.key() == old_name)
           ctx.fail_message(path + "/" + it.key(), "'" + old_name + "' is now called '" + new_name + "' (write \"" + new_name +
                                                       "\": " + it.value().dump() + "; one name per concept across plugins)");
+      for (const auto& [old_name, advice] : retired_)
+        if (it.key() == old_name) ctx.fail_message(path + "/" + it.key(), "'" + old_name + "' was retired: " + advice);
       std::string known;
       std::string closest;
       std::size_t best = std::string::npos;
@@ -274,6 +276,11 @@ bool Schema::is_valid(const Json& values, std::string* error) const {
     if (error) *error = e.what();
     return false;
   }
+}
+
+Schema& Schema::retired(std::string old_name, std::string advice) {
+  retired_.emplace_back(std::move(old_name), std::move(advice));
+  return *this;
 }
 
 Schema& Schema::renamed(std::string old_name, std::string new_name) {

@@ -112,6 +112,8 @@ Registration one_bit_registration() {
       .make_nullable()
       .at_least(1);
   BatchReader::declare_passes(s);
+  s.retired("cycle", "write \"passes\": N, the passes allowed over a finite training set (cycle: true re-used it "
+                     "without bound; with batch_size null, N ≥ max_iterations + 1)");
   s.number("lambda", std::nullopt, "λ = E[sign(g) g], g ~ N(0,1); default √(2/π) (Gaussian features). H is divided "
                                   "by it, so c·√(2/π) is the step W + H/c: averages out label noise, tames "
                                   "correlated features (docs/plugins/one_bit_mll.md)")

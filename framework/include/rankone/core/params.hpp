@@ -64,6 +64,8 @@ class Schema {
   /// A retired parameter name: validation refuses it with a hint to `new_name` (one name per
   /// concept across plugins, docs/experiments.md#parameter-names). Not a parameter: not in to_json.
   Schema& renamed(std::string old_name, std::string new_name);
+  /// A retired parameter that has no one-to-one replacement: validation refuses it with `advice`.
+  Schema& retired(std::string old_name, std::string advice);
 
   const std::vector<ParamSpec>& params() const { return params_; }
   const ParamSpec* find(const std::string& name) const;
@@ -89,6 +91,7 @@ class Schema {
   ParamSpec& add(ParamSpec spec);
   std::vector<ParamSpec> params_;
   std::vector<std::pair<std::string, std::string>> renamed_;  ///< (old name, new name)
+  std::vector<std::pair<std::string, std::string>> retired_;  ///< (old name, advice)
 };
 
 /// Typed read access to a validated parameter object.
