@@ -515,6 +515,13 @@ const char* standardize_name(Standardize s) {
   return s == Standardize::scale ? "scale" : s == Standardize::center_scale ? "center_scale" : "none";
 }
 
+/// The `standardize` value named `name` (the schema's choices), or none for another name.
+std::optional<Standardize> standardize_of(const std::string& name) {
+  for (const Standardize s : {Standardize::none, Standardize::scale, Standardize::center_scale})
+    if (name == standardize_name(s)) return s;
+  return std::nullopt;
+}
+
 }  // namespace
 
 DataPreparation FileSource::preparation() const {
@@ -527,7 +534,7 @@ DataPreparation FileSource::preparation() const {
     p.header["dimension"] = d1_;
     p.header["design"] = config_.sparse_design ? "sparse" : "dense";
     if (config_.classes > 0) p.header["classes"] = config_.classes;
-    p.header["standardize"] = mean_.size() > 0 ? standardize_name(config_.standardize) : "none";
+    p.header["standardize"] = standardize_name(config_.standardize);
     if (mean_.size() > 0) {
       p.arrays["feature_mean"] = NamedArray::of(mean_);
       p.arrays["feature_scale"] = NamedArray::of(scale_);
@@ -553,12 +560,11 @@ void FileSource::score_with(const DataPreparation& preparation) {
     config_.design_chosen = false;
     config_.sparse_design = h.value("design", "dense") == "sparse";
     const std::string standardize = h.value("standardize", "none");
-    if (standardize != "none" && standardize != "scale" && standardize != "center_scale")
+    const std::optional<Standardize> named = standardize_of(standardize);
+    if (!named)
       throw ConfigError("the saved model's preparation says standardize \"" + standardize +
                         "\"; expected none, scale or center_scale");
-    config_.standardize = standardize == "scale"          ? Standardize::scale
-                          : standardize == "center_scale" ? Standardize::center_scale
-                                                          : Standardize::none;
+    config_.standardize = *named;
     if (h.contains("classes")) config_.classes = h["classes"].get<std::int64_t>();
     if (!h.contains("dimension") || !h["dimension"].is_number_integer() || h["dimension"].get<Index>() < 1)
       throw ConfigError("the saved model's preparation has no feature dimension (dimension)");
@@ -1078,10 +1084,7 @@ FileSourceConfig read_common_parameters(const Params& p, const SensingOperator& 
   const std::string design = p.string("design");
   c.sparse_design = design == "sparse" || (design == "auto" && layout.sparse);
   c.design_chosen = design == "auto";
-  const std::string standardize = p.string("standardize");
-  c.standardize = standardize == "scale" ? Standardize::scale
-                  : standardize == "center_scale" ? Standardize::center_scale
-                                                  : Standardize::none;
+  c.standardize = *standardize_of(p.string("standardize"));  // one of the schema's choices
   if (c.standardize == Standardize::center_scale && c.sparse_design)
     reject_param(p, "standardize", "centering sparse designs would make them dense; use \"scale\" or design \"dense\"");
   c.first_label = p.integer("first_label");
