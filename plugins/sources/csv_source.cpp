@@ -1,6 +1,7 @@
 // The `csv` source: field splitting, column selection, missing values, registration.
 #include "csv_source.hpp"
 #include "observations.hpp"
+#include "parsed_cache.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -254,14 +255,17 @@ std::unique_ptr<Component> make_csv(const Params& p, const BuildContext& ctx) {
                                   : CsvMissing::error;
   o.value_scale = p.number("value_scale");
   if (o.label_columns.empty()) reject_param(p, "labels", "give the label column(s)");
-  auto reader = with_observations(p, std::make_unique<CsvReader>(file_opener(resolve_param_path(p, "file")), o));
+  auto reader = cache_parsed(with_observations(p, std::make_unique<CsvReader>(file_opener(resolve_param_path(p, "file")), o)),
+                             parse_key(p, "csv"));
   FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
   check_observations(p, config);
   if (o.missing == CsvMissing::mean && config.sparse_design)
     reject_param(p, "missing", "mean imputation applies to dense designs");
   // The test file is read with the same columns (by name when there is a header) and options.
   auto test_reader = make_test_reader(
-      p, [&](const std::string& path) { return std::make_unique<CsvReader>(file_opener(path), o); });
+      p, [&](const std::string& path) {
+        return cache_parsed(std::make_unique<CsvReader>(file_opener(path), o), parse_key(p, "csv", {path}));
+      });
   return std::make_unique<FileSource>("csv", config, std::move(reader), std::move(op), std::move(test_reader));
 }
 

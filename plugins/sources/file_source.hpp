@@ -148,7 +148,8 @@ class RecordReader {
   /// (feature records), or a `size` × `columns` matrix (entries); `what` says where, for the
   /// DataError the check throws when that does not fit the trial's memory budget.
   using HeaderCheck = std::function<void(std::int64_t size, std::int64_t columns, const std::string& what)>;
-  void set_header_check(HeaderCheck check) { header_check_ = std::move(check); }
+  /// Virtual so that a decorating reader (parsed_cache.hpp) hands it to the reader it wraps.
+  virtual void set_header_check(HeaderCheck check) { header_check_ = std::move(check); }
 
  protected:
   void check_header(std::int64_t size, std::int64_t columns, const std::string& what) const {

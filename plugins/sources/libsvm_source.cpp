@@ -1,6 +1,7 @@
 // The `libsvm` source: parser, reader and registration.
 #include "libsvm_source.hpp"
 #include "observations.hpp"
+#include "parsed_cache.hpp"
 
 #include <limits>
 
@@ -160,7 +161,9 @@ std::unique_ptr<Component> make_libsvm(const Params& p, const BuildContext& ctx)
                      : indexing == "one" ? LibsvmIndexing::one_based
                                          : LibsvmIndexing::automatic;
   if (p.has("dimension")) options.dimension = p.integer("dimension");
-  auto reader = with_observations(p, std::make_unique<LibsvmReader>(file_opener(resolve_param_path(p, "file")), options));
+  auto reader = cache_parsed(
+      with_observations(p, std::make_unique<LibsvmReader>(file_opener(resolve_param_path(p, "file")), options)),
+      parse_key(p, "libsvm"));
   FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
   check_observations(p, config);
   // Detected per file, the index base could differ between the two files (a test file without an
@@ -169,7 +172,9 @@ std::unique_ptr<Component> make_libsvm(const Params& p, const BuildContext& ctx)
     reject_param(p, "indexing", "with " + p.path_of("test_file") + " declare the index base (\"zero\" or \"one\"): "
                                 "detected per file, the training and test files could be read with different bases");
   auto test_reader = make_test_reader(
-      p, [&](const std::string& path) { return std::make_unique<LibsvmReader>(file_opener(path), options); });
+      p, [&](const std::string& path) {
+        return cache_parsed(std::make_unique<LibsvmReader>(file_opener(path), options), parse_key(p, "libsvm", {path}));
+      });
   return std::make_unique<FileSource>("libsvm", config, std::move(reader), std::move(op), std::move(test_reader));
 }
 

@@ -1,5 +1,6 @@
 // The `ratings` source: triplet parsing, identifier mapping, timestamp order, registration.
 #include "ratings_source.hpp"
+#include "parsed_cache.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -253,7 +254,10 @@ std::unique_ptr<Component> make_ratings(const Params& p, const BuildContext& ctx
   auto test_reader = make_test_reader(p, [&](const std::string& path) {
     return std::make_unique<RatingsReader>(file_opener(path), test_options, reader->id_maps());
   });
-  return std::make_unique<FileSource>("ratings", config, std::move(reader), std::move(op), std::move(test_reader));
+  // With a test file the two readers share live id maps, which a replayed parse would not fill: uncached.
+  std::unique_ptr<RecordReader> training = std::move(reader);
+  if (!test_reader) training = cache_parsed(std::move(training), parse_key(p, "ratings"));
+  return std::make_unique<FileSource>("ratings", config, std::move(training), std::move(op), std::move(test_reader));
 }
 
 }  // namespace

@@ -1,0 +1,557 @@
+// Read once: the parsed-record cache (see parsed_cache.hpp).
+#include "parsed_cache.hpp"
+
+#include <sys/stat.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "rankone/core/atomic_file.hpp"
+
+namespace rankone::sources {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Bump when the record encoding or the trailer changes: older files then no longer match a key.
+constexpr std::uint32_t kFormatVersion = 1;
+constexpr char kMagic[8] = {'R', 'K', '1', 'P', 'A', 'R', 'S', 'E'};
+constexpr std::size_t kFooterBytes = 3 * sizeof(std::uint64_t);  // records, trailer offset, checksum
+constexpr const char* kExtension = ".parsed";
+constexpr std::size_t kChunk = std::size_t{1} << 20;
+
+// Parameters the FileSource applies to records after reading: they do not change a parse.
+const std::set<std::string>& applied_after_reading() {
+  static const std::set<std::string> names = {
+      "operator", "serve", "folds", "test_fold", "validation_fold", "split_seed", "evaluate_on", "test_cap",
+      "shuffle_buffer", "design", "standardize", "classes", "first_label", "label_view", "balance",
+      "test_full_labels", "test_file", "file", "observations"};  // the files are keyed by their identity
+  return names;
+}
+
+std::string hex(const void* bytes, std::size_t n) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto b = static_cast<const unsigned char*>(bytes)[i];
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  }
+  return out;
+}
+
+/// A data file's identity: canonical path, size, modification time (ns) and a hash of its bytes.
+std::string file_identity(const std::string& path) {
+  const fs::path canonical = fs::canonical(path);
+  struct stat info {};
+  if (::stat(canonical.c_str(), &info) != 0) throw DataError(path + ": cannot read (" + std::strerror(errno) + ")");
+  std::FILE* in = std::fopen(canonical.c_str(), "rb");
+  if (!in) throw DataError(path + ": cannot read (" + std::strerror(errno) + ")");
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  std::vector<char> buffer(kChunk);
+  for (std::size_t got; (got = std::fread(buffer.data(), 1, buffer.size(), in)) > 0;)
+    XXH3_64bits_update(state, buffer.data(), got);
+  std::fclose(in);
+  const std::uint64_t hash = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  return canonical.string() + " size=" + std::to_string(info.st_size) + " mtime=" +
+         std::to_string(info.st_mtim.tv_sec) + "." + std::to_string(info.st_mtim.tv_nsec) + " xxh3=" +
+         hex(&hash, sizeof hash);
+}
+
+/// The text every cache file of `key` starts with (compared whole when read).
+std::string key_text(const ParseKey& key) {
+  std::string text = "rankone parsed records v" + std::to_string(kFormatVersion) + "\nreader " + key.reader;
+  for (const std::string& file : key.files) text += "\nfile " + file_identity(file);
+  return text;
+}
+
+fs::path cache_file(const fs::path& folder, const std::string& key) {
+  const XXH128_hash_t h = XXH3_128bits(key.data(), key.size());
+  return folder / (hex(&h.high64, 8) + hex(&h.low64, 8) + kExtension);
+}
+
+// ---- Encoding ----
+
+/// Appends bytes to a file being written and hashes them on the way (the footer's checksum).
+class Encoder {
+ public:
+  explicit Encoder(std::ostream& out) : out_(out), state_(XXH3_createState()) { XXH3_64bits_reset(state_); }
+  ~Encoder() { XXH3_freeState(state_); }
+  Encoder(const Encoder&) = delete;
+  Encoder& operator=(const Encoder&) = delete;
+  void bytes(const void* data, std::size_t n) {
+    buffer_.append(static_cast<const char*>(data), n);
+    if (buffer_.size() >= kChunk) flush();
+  }
+  template <class T>
+  void value(T v) { bytes(&v, sizeof v); }
+  template <class T>
+  void array(const std::vector<T>& v) {
+    value(static_cast<std::uint64_t>(v.size()));
+    bytes(v.data(), v.size() * sizeof(T));
+  }
+  void text(const std::string& s) {
+    value(static_cast<std::uint64_t>(s.size()));
+    bytes(s.data(), s.size());
+  }
+  /// Bytes written so far (the buffered ones included).
+  std::uint64_t size() const { return written_ + buffer_.size(); }
+  /// Writes the footer's checksum (not itself hashed) and flushes.
+  void finish() {
+    flush();
+    const std::uint64_t checksum = XXH3_64bits_digest(state_);
+    out_.write(reinterpret_cast<const char*>(&checksum), sizeof checksum);
+    written_ += sizeof checksum;
+  }
+
+ private:
+  void flush() {
+    XXH3_64bits_update(state_, buffer_.data(), buffer_.size());
+    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    written_ += buffer_.size();
+    buffer_.clear();
+  }
+  std::ostream& out_;
+  XXH3_state_t* state_;
+  std::string buffer_;
+  std::uint64_t written_ = 0;
+};
+
+/// Reads a cache file in chunks. Any short read is a damaged file (`Damaged`).
+struct Damaged {
+  std::string why;
+};
+
+class Decoder {
+ public:
+  explicit Decoder(const fs::path& path) : file_(std::fopen(path.c_str(), "rb")), buffer_(kChunk) {
+    if (!file_) throw Damaged{std::strerror(errno)};
+  }
+  ~Decoder() {
+    if (file_) std::fclose(file_);
+  }
+  Decoder(const Decoder&) = delete;
+  Decoder& operator=(const Decoder&) = delete;
+  void seek(std::uint64_t offset) {
+    if (std::fseek(file_, static_cast<long>(offset), SEEK_SET) != 0) throw Damaged{"cannot seek"};
+    begin_ = end_ = 0;
+    consumed_ = offset;
+  }
+  void bytes(void* out, std::size_t n) {
+    auto* to = static_cast<char*>(out);
+    while (n > 0) {
+      if (begin_ == end_) {
+        end_ = std::fread(buffer_.data(), 1, buffer_.size(), file_);
+        begin_ = 0;
+        if (end_ == 0) throw Damaged{"truncated"};
+      }
+      const std::size_t take = std::min(n, end_ - begin_);
+      std::memcpy(to, buffer_.data() + begin_, take);
+      begin_ += take;
+      to += take;
+      n -= take;
+      consumed_ += take;
+    }
+  }
+  template <class T>
+  T value() {
+    T v;
+    bytes(&v, sizeof v);
+    return v;
+  }
+  /// A counted array, refused beyond `limit` bytes (a damaged count must not allocate wildly).
+  template <class T>
+  void array(std::vector<T>& v, std::uint64_t limit) {
+    const auto n = value<std::uint64_t>();
+    if (n > limit / sizeof(T)) throw Damaged{"a count beyond the file"};
+    v.resize(n);
+    bytes(v.data(), n * sizeof(T));
+  }
+  std::string text(std::uint64_t limit) {
+    const auto n = value<std::uint64_t>();
+    if (n > limit) throw Damaged{"a length beyond the file"};
+    std::string s(n, '\0');
+    bytes(s.data(), n);
+    return s;
+  }
+  std::uint64_t consumed() const { return consumed_; }
+  std::FILE* file() { return file_; }
+
+ private:
+  std::FILE* file_;
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0, end_ = 0;
+  std::uint64_t consumed_ = 0;
+};
+
+// Which optional parts of a record follow its fixed part.
+enum : std::uint8_t { kHasPart = 1, kLabels = 2, kIndex = 4, kValues = 8, kEntry = 16, kPartShift = 5 };
+
+void encode(Encoder& out, const Record& r) {
+  const bool entry = r.row != -1 || r.col != -1 || r.timestamp != 0.0 || r.observed_label != -1;
+  std::uint8_t flags = (r.part ? kHasPart | static_cast<std::uint8_t>(static_cast<int>(*r.part) << kPartShift) : 0) |
+                       (r.labels.empty() ? 0 : kLabels) | (r.feature_index.empty() ? 0 : kIndex) |
+                       (r.feature_value.empty() ? 0 : kValues) | (entry ? kEntry : 0);
+  out.value(flags);
+  out.value(r.number);
+  out.value(r.line);
+  out.value(r.target);
+  if (flags & kLabels) out.array(r.labels);
+  if (flags & kIndex) out.array(r.feature_index);
+  if (flags & kValues) out.array(r.feature_value);
+  if (flags & kEntry) {
+    out.value(r.row);
+    out.value(r.col);
+    out.value(r.timestamp);
+    out.value(r.observed_label);
+  }
+}
+
+void decode(Decoder& in, Record& r, std::uint64_t limit) {
+  r.clear();
+  const auto flags = in.value<std::uint8_t>();
+  r.number = in.value<std::int64_t>();
+  r.line = in.value<std::int64_t>();
+  r.target = in.value<double>();
+  if (flags & kLabels) in.array(r.labels, limit);
+  if (flags & kIndex) in.array(r.feature_index, limit);
+  if (flags & kValues) in.array(r.feature_value, limit);
+  if (flags & kEntry) {
+    r.row = in.value<std::int64_t>();
+    r.col = in.value<std::int64_t>();
+    r.timestamp = in.value<double>();
+    r.observed_label = in.value<std::int64_t>();
+  }
+  if (flags & kHasPart) {
+    const int part = flags >> kPartShift;
+    if (part > static_cast<int>(Part::test)) throw Damaged{"an unknown part"};
+    r.part = static_cast<Part>(part);
+  }
+}
+
+/// What a full pass of the reader left besides its records.
+struct Trailer {
+  std::string source_name;
+  std::vector<std::string> notes;
+  DataPreparation preparation;
+};
+
+void encode(Encoder& out, const Trailer& t) {
+  out.text(t.source_name);
+  out.value(static_cast<std::uint64_t>(t.notes.size()));
+  for (const std::string& n : t.notes) out.text(n);
+  out.text(t.preparation.header.dump());
+  out.value(static_cast<std::uint64_t>(t.preparation.arrays.size()));
+  for (const auto& [name, a] : t.preparation.arrays) {
+    out.text(name);
+    out.value(static_cast<std::uint8_t>(a.integral));
+    out.array(a.shape);
+    out.array(a.reals);
+    out.array(a.integers);
+  }
+}
+
+Trailer decode_trailer(Decoder& in, std::uint64_t limit) {
+  Trailer t;
+  t.source_name = in.text(limit);
+  const auto notes = in.value<std::uint64_t>();
+  if (notes > limit) throw Damaged{"a count beyond the file"};
+  for (std::uint64_t i = 0; i < notes; ++i) t.notes.push_back(in.text(limit));
+  t.preparation.header = Json::parse(in.text(limit), nullptr, false);
+  if (t.preparation.header.is_discarded()) throw Damaged{"an unreadable preparation"};
+  const auto arrays = in.value<std::uint64_t>();
+  if (arrays > limit) throw Damaged{"a count beyond the file"};
+  for (std::uint64_t i = 0; i < arrays; ++i) {
+    const std::string name = in.text(limit);
+    NamedArray& a = t.preparation.arrays[name];
+    a.integral = in.value<std::uint8_t>() != 0;
+    in.array(a.shape, limit);
+    in.array(a.reals, limit);
+    in.array(a.integers, limit);
+  }
+  return t;
+}
+
+/// An opened, checked cache file: its records start at `records_at`.
+struct CheckedFile {
+  std::unique_ptr<Decoder> decoder;
+  std::uint64_t records_at = 0, trailer_at = 0, records = 0, size = 0;
+  Trailer trailer;
+};
+
+/// Opens and checks the cache file at `path` against `key`: null when there is none; throws Damaged
+/// when it is there but cannot be trusted.
+std::optional<CheckedFile> open_checked(const fs::path& path, const std::string& key) {
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec) return std::nullopt;
+  CheckedFile f;
+  f.size = size;
+  f.decoder = std::make_unique<Decoder>(path);
+  Decoder& in = *f.decoder;
+  const std::uint64_t header = sizeof kMagic + sizeof(std::uint32_t) + sizeof(std::uint64_t) + key.size();
+  if (size < header + kFooterBytes) throw Damaged{"shorter than its header"};
+  // The checksum covers every byte before it: one read of the file, far faster than a parse.
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  std::vector<char> buffer(kChunk);
+  std::uint64_t left = size - sizeof(std::uint64_t);
+  while (left > 0) {
+    const std::size_t got = std::fread(buffer.data(), 1, std::min<std::uint64_t>(left, buffer.size()), in.file());
+    if (got == 0) break;
+    XXH3_64bits_update(state, buffer.data(), got);
+    left -= got;
+  }
+  const std::uint64_t computed = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  if (left > 0) throw Damaged{"truncated"};
+  in.seek(size - kFooterBytes);
+  f.records = in.value<std::uint64_t>();
+  f.trailer_at = in.value<std::uint64_t>();
+  if (in.value<std::uint64_t>() != computed) throw Damaged{"its checksum does not match"};
+  in.seek(0);
+  char magic[sizeof kMagic];
+  in.bytes(magic, sizeof magic);
+  if (std::memcmp(magic, kMagic, sizeof magic) != 0) throw Damaged{"not a RankOne parsed-record file"};
+  if (in.value<std::uint32_t>() != kFormatVersion) throw Damaged{"another format version"};
+  if (in.text(size) != key) throw Damaged{"another key (a hash collision or a foreign file)"};
+  f.records_at = in.consumed();
+  if (f.trailer_at < f.records_at || f.trailer_at > size - kFooterBytes) throw Damaged{"a trailer beyond the file"};
+  in.seek(f.trailer_at);
+  f.trailer = decode_trailer(in, size);
+  if (in.consumed() != size - kFooterBytes) throw Damaged{"bytes after its trailer"};
+  return f;
+}
+
+/// Removes the least recently used cache files until the folder holds at most `cap` bytes
+/// (`keep` stays). Other processes may remove the same files: errors are ignored.
+void evict(const fs::path& folder, std::uint64_t cap, const fs::path& keep) {
+  struct Entry {
+    fs::file_time_type used;
+    std::uint64_t size;
+    fs::path path;
+  };
+  std::vector<Entry> entries;
+  std::uint64_t total = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(folder, ec)) {
+    if (e.path().extension() != kExtension || !e.is_regular_file(ec)) continue;
+    const auto size = e.file_size(ec);
+    if (ec) continue;
+    total += size;
+    if (e.path() != keep) entries.push_back({e.last_write_time(ec), size, e.path()});
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  for (const Entry& e : entries) {
+    if (total <= cap) break;
+    fs::remove(e.path, ec);
+    total -= e.size;
+  }
+}
+
+class CachingReader final : public RecordReader {
+ public:
+  CachingReader(std::unique_ptr<RecordReader> inner, ParseKey key, ParsedCacheSettings settings)
+      : inner_(std::move(inner)), key_(std::move(key)), settings_(std::move(settings)) {}
+
+  void start(std::uint64_t seed) override {
+    writer_.reset();
+    if (!file_ && !uncached_) file_ = checked_file();
+    if (file_) {  // checked once when opened; held open, so a file replaced or evicted meanwhile is no matter
+      std::error_code ec;
+      fs::last_write_time(path_, fs::file_time_type::clock::now(), ec);  // recently used: evicted last
+      file_->decoder->seek(file_->records_at);
+      served_ = 0;
+      return;
+    }
+    if (!uncached_) begin_writing();
+    inner_->start(seed);
+  }
+
+  bool next(Record& record) override {
+    if (file_) {
+      if (served_ == file_->records) return false;
+      try {
+        decode(*file_->decoder, record, file_->size);
+      } catch (const Damaged& d) {  // checked when opened: only a file changed under us gets here
+        throw DataError(path_.string() + ": parsed-record cache damaged while read (" + d.why + ")");
+      }
+      ++served_;
+      return true;
+    }
+    if (!inner_->next(record)) {
+      finish_writing();
+      return false;
+    }
+    if (writer_) {
+      encode(*writer_->encoder, record);
+      ++writer_->records;
+      if (writer_->encoder->size() > writer_->budget) {
+        own_notes_.push_back("parsed-record cache: " + inner_->source_name() + " parses to more than " +
+                             grouped(static_cast<std::int64_t>(writer_->budget >> 20)) +
+                             " MiB (the cap, or half the free space): not cached, parsed on every pass");
+        writer_.reset();
+        settings_.folder.clear();
+        uncached_ = true;  // read through from now on
+      }
+    }
+    return true;
+  }
+
+  RecordLayout layout() const override { return inner_->layout(); }
+  std::uint64_t bytes_read() const override {
+    return file_ ? file_->decoder->consumed() - file_->records_at : inner_->bytes_read();
+  }
+  std::string source_name() const override { return file_ ? file_->trailer.source_name : inner_->source_name(); }
+  std::vector<std::string> notes() const override {
+    std::vector<std::string> notes = file_ ? file_->trailer.notes : inner_->notes();
+    notes.insert(notes.end(), own_notes_.begin(), own_notes_.end());
+    return notes;
+  }
+  void describe_preparation(DataPreparation& preparation) const override {
+    if (!file_) return inner_->describe_preparation(preparation);
+    for (const auto& [name, value] : file_->trailer.preparation.header.items()) preparation.header[name] = value;
+    for (const auto& [name, array] : file_->trailer.preparation.arrays) preparation.arrays[name] = array;
+  }
+  void use_preparation(const DataPreparation& preparation) override {
+    uncached_ = true;  // new data read as a saved model says: not the training parse
+    inner_->use_preparation(preparation);
+  }
+  void set_header_check(HeaderCheck check) override { inner_->set_header_check(std::move(check)); }
+
+ private:
+  struct Writer {
+    AtomicFile file;
+    std::unique_ptr<Encoder> encoder;
+    std::uint64_t records = 0, budget = 0;
+    explicit Writer(const fs::path& path) : file(path), encoder(std::make_unique<Encoder>(file.stream())) {}
+  };
+
+  /// The checked cache file of the key, or none (a damaged one is removed, to be rebuilt).
+  std::optional<CheckedFile> checked_file() {
+    try {
+      if (key_text_.empty()) key_text_ = key_text(key_);
+    } catch (const std::exception&) {  // an unreadable data file: the reader reports it in its own words
+      uncached_ = true;
+      return std::nullopt;
+    }
+    path_ = cache_file(settings_.folder, key_text_);
+    try {
+      return open_checked(path_, key_text_);
+    } catch (const Damaged& d) {
+      own_notes_.push_back("parsed-record cache: " + path_.string() + " was ignored (" + d.why + ") and is rebuilt");
+      std::error_code ec;
+      fs::remove(path_, ec);
+    }
+    return std::nullopt;
+  }
+
+  void begin_writing() {
+    try {
+      fs::create_directories(settings_.folder);
+      const auto space = fs::space(settings_.folder);
+      writer_ = std::make_unique<Writer>(path_);
+      writer_->budget = std::min<std::uint64_t>(settings_.max_bytes, space.available / 2);
+      Encoder& out = *writer_->encoder;
+      out.bytes(kMagic, sizeof kMagic);
+      out.value(kFormatVersion);
+      out.text(key_text_);
+    } catch (const std::exception& e) {
+      cannot_cache(e.what());
+    }
+  }
+
+  void finish_writing() {
+    if (!writer_) return;
+    try {
+      Trailer t;
+      t.source_name = inner_->source_name();
+      t.notes = inner_->notes();
+      inner_->describe_preparation(t.preparation);
+      Encoder& out = *writer_->encoder;
+      const std::uint64_t trailer_at = out.size();
+      encode(out, t);
+      out.value(writer_->records);
+      out.value(trailer_at);
+      out.finish();
+      writer_->encoder.reset();
+      writer_->file.commit();
+      evict(settings_.folder, settings_.max_bytes, path_);
+    } catch (const std::exception& e) {
+      cannot_cache(e.what());
+    }
+    writer_.reset();
+  }
+
+  /// A cache that cannot be written is noted once; the reader parses on every pass.
+  void cannot_cache(const std::string& why) {
+    own_notes_.push_back("parsed-record cache off: " + why + " (the file is parsed on every pass)");
+    writer_.reset();
+    uncached_ = true;
+  }
+
+  std::unique_ptr<RecordReader> inner_;
+  ParseKey key_;
+  ParsedCacheSettings settings_;
+  std::string key_text_;
+  fs::path path_;
+  bool uncached_ = false;  ///< read through the inner reader (scoring, or a cache that cannot be written)
+  std::optional<CheckedFile> file_;  ///< replaying this checked file
+  std::uint64_t served_ = 0;
+  std::unique_ptr<Writer> writer_;  ///< writing the parse of this pass
+  std::vector<std::string> own_notes_;
+};
+
+}  // namespace
+
+ParseKey parse_key(const Params& p, const std::string& format, std::vector<std::string> files) {
+  Json options = Json::object();
+  for (const auto& [name, value] : p.json().items())
+    if (!applied_after_reading().count(name)) options[name] = value;
+  return {format + " " + options.dump(), std::move(files)};
+}
+
+ParseKey parse_key(const Params& p, const std::string& format) {
+  std::vector<std::string> files = {resolve_param_path(p, "file")};
+  if (p.has("observations")) files.push_back(resolve_param_path(p, "observations"));
+  return parse_key(p, format, std::move(files));
+}
+
+ParsedCacheSettings ParsedCacheSettings::from_environment() {
+  ParsedCacheSettings s;
+  const char* folder = std::getenv("RANKONE_PARSED_CACHE");
+  if (folder && std::string(folder) == "off") {
+    s.folder.clear();
+  } else if (folder && *folder) {
+    s.folder = folder;
+  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    s.folder = fs::path(xdg) / "rankone" / "parsed";
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    s.folder = fs::path(home) / ".cache" / "rankone" / "parsed";
+  }
+  if (const char* bytes = std::getenv("RANKONE_PARSED_CACHE_BYTES"); bytes && *bytes) {
+    char* end = nullptr;
+    const unsigned long long cap = std::strtoull(bytes, &end, 10);
+    if (*end != '\0')
+      throw ConfigError(std::string("RANKONE_PARSED_CACHE_BYTES: expected a number of bytes, found '") + bytes + "'");
+    s.max_bytes = cap;
+  }
+  return s;
+}
+
+std::unique_ptr<RecordReader> cache_parsed(std::unique_ptr<RecordReader> reader, ParseKey key,
+                                           ParsedCacheSettings settings) {
+  if (settings.folder.empty()) return reader;
+  return std::make_unique<CachingReader>(std::move(reader), std::move(key), std::move(settings));
+}
+
+fs::path parsed_cache_file(const fs::path& folder, const ParseKey& key) { return cache_file(folder, key_text(key)); }
+
+}  // namespace rankone::sources
