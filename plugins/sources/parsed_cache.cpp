@@ -21,7 +21,7 @@ namespace {
 // Bump when the record encoding or the trailer changes: older files then no longer match a key.
 constexpr std::uint32_t kFormatVersion = 1;
 constexpr char kMagic[8] = {'R', 'K', '1', 'P', 'A', 'R', 'S', 'E'};
-constexpr std::size_t kFooterBytes = 3 * sizeof(std::uint64_t);  // records, trailer offset, checksum
+constexpr std::size_t kFooterBytes = 4 * sizeof(std::uint64_t);  // records, trailer offset, length, checksum
 constexpr const char* kExtension = ".parsed";
 constexpr std::size_t kChunk = std::size_t{1} << 20;
 
@@ -298,6 +298,13 @@ std::optional<CheckedFile> open_checked(const fs::path& path, const std::string&
   Decoder& in = *f.decoder;
   const std::uint64_t header = sizeof kMagic + sizeof(std::uint32_t) + sizeof(std::uint64_t) + key.size();
   if (size < header + kFooterBytes) throw Damaged{"shorter than its header"};
+  in.seek(size - kFooterBytes);
+  f.records = in.value<std::uint64_t>();
+  f.trailer_at = in.value<std::uint64_t>();
+  if (const auto length = in.value<std::uint64_t>(); length != size)
+    throw Damaged{"truncated or extended: " + std::to_string(size) + " bytes, written " + std::to_string(length)};
+  const auto checksum = in.value<std::uint64_t>();
+  in.seek(0);
   // The checksum covers every byte before it: one read of the file, far faster than a parse.
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);
@@ -312,10 +319,7 @@ std::optional<CheckedFile> open_checked(const fs::path& path, const std::string&
   const std::uint64_t computed = XXH3_64bits_digest(state);
   XXH3_freeState(state);
   if (left > 0) throw Damaged{"truncated"};
-  in.seek(size - kFooterBytes);
-  f.records = in.value<std::uint64_t>();
-  f.trailer_at = in.value<std::uint64_t>();
-  if (in.value<std::uint64_t>() != computed) throw Damaged{"its checksum does not match"};
+  if (checksum != computed) throw Damaged{"its checksum does not match"};
   in.seek(0);
   char magic[sizeof kMagic];
   in.bytes(magic, sizeof magic);
@@ -480,6 +484,7 @@ class CachingReader final : public RecordReader {
       encode(out, t);
       out.value(writer_->records);
       out.value(trailer_at);
+      out.value(out.size() + 2 * sizeof(std::uint64_t));  // the whole file's length, with the checksum
       out.finish();
       writer_->encoder.reset();
       writer_->file.commit();
