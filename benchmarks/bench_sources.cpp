@@ -4,7 +4,7 @@
 //   bench_sources                                  # everything (a few minutes)
 //   bench_sources --benchmark_filter=parse/        # parser throughput only
 //
-// Four groups, each per format:
+// Five groups, each per format:
 //   reference/<format>  the cheapest full read of the same file: std::ifstream + std::getline for
 //                       text, 64 KiB std::ifstream reads for raw IDX, gzread for gzip, zlib inflate
 //                       of the image data for PNG. It calibrates the machine in the same run.
@@ -12,9 +12,14 @@
 //                       image: decode + every pixel). Counter x_reference = MB/s ÷ reference MB/s.
 //   source/<format>     one pass through the plugin as an experiment uses it: split hash, batch
 //                       assembly into designs (batches of 4096 records).
+//   reread/<format>     libsvm, csv, ratings: one pass replayed by the parsed-record cache
+//                       (plugins/sources/parsed_cache.hpp) from the binary file the first pass
+//                       wrote. Counters x_parse = MB/s ÷ parse MB/s of the same file (the target
+//                       of benchmarks/targets.py: ≥ 10), cache_MB = the binary file's size.
 //   peak/<format>       a child process opens the plugin and streams one pass in batches of 256
 //                       records; counters: its peak resident memory (VmHWM) before opening
 //                       (baseline_MB) and after the pass (peak_MB), the file and batch sizes.
+// The other groups read text: the cache is off for them (RANKONE_PARSED_CACHE=off in this process).
 // MB = 10^6 bytes of the file on disk; MB/s is per CPU second of the reading thread (the machine may
 // be shared), MB/s_wall per elapsed second. With RANKONE_BENCH_KEEP=1 the files stay in
 // $TMPDIR/rankone_bench_sources and are reused by the next run.
@@ -38,6 +43,7 @@
 #include "idx_source.hpp"
 #include "image_source.hpp"
 #include "libsvm_source.hpp"
+#include "parsed_cache.hpp"
 #include "ratings_source.hpp"
 
 namespace fs = std::filesystem;
@@ -223,6 +229,11 @@ std::map<std::string, double>& reference_rates() {
   return rates;
 }
 
+std::map<std::string, double>& parse_rates() {
+  static std::map<std::string, double> rates;
+  return rates;
+}
+
 /// CPU time of this thread (user + system) in seconds: unlike wall time, it does not count the time
 /// other processes of a shared machine hold the core.
 double thread_cpu_seconds() {
@@ -233,7 +244,8 @@ double thread_cpu_seconds() {
 
 /// Runs `pass` (one full read of `file`) per iteration. Reports MB/s per CPU second of the reading
 /// thread (MB/s) and per wall second (MB/s_wall) and, for parse/ and source/, the CPU-time ratio to
-/// the reference of the same format measured earlier in this run (x_reference).
+/// the reference of the same format measured earlier in this run (x_reference); for reread/, to the
+/// parse (x_parse).
 template <class Pass>
 void timed_passes(benchmark::State& state, const std::string& group, const std::string& format, const fs::path& file,
                   Pass pass) {
@@ -252,11 +264,13 @@ void timed_passes(benchmark::State& state, const std::string& group, const std::
   state.counters["MB/s_wall"] = megabytes / wall;
   state.counters["records/s"] = static_cast<double>(records) / cpu;
   state.counters["file_MB"] = file_mb(file);
-  if (group == "reference") {
-    reference_rates()[format] = mb_per_s;
-  } else if (const auto ref = reference_rates().find(format); ref != reference_rates().end()) {
-    state.counters["x_reference"] = mb_per_s / ref->second;
-  }
+  if (group == "reference") reference_rates()[format] = mb_per_s;
+  if (group == "parse") parse_rates()[format] = mb_per_s;
+  // parse/ and source/ against the reference; reread/ against the parse of the same file.
+  const auto& base = group == "reread" ? parse_rates() : reference_rates();
+  if (group != "reference")
+    if (const auto b = base.find(format); b != base.end())
+      state.counters[group == "reread" ? "x_parse" : "x_reference"] = mb_per_s / b->second;
 }
 
 std::int64_t getline_pass(const fs::path& f) {
@@ -385,6 +399,28 @@ void BM_parse(benchmark::State& state, std::string format) {
   });
 }
 
+// ---- reread/ ----
+
+void BM_reread(benchmark::State& state, std::string format) {
+  const fs::path f = file_of(format);
+  std::unique_ptr<sources::RecordReader> text;
+  if (format == "libsvm") text = libsvm_reader();
+  if (format == "csv") text = csv_reader();
+  if (format == "ratings") text = std::make_unique<sources::RatingsReader>(sources::file_opener(f), sources::RatingsOptions{});
+  sources::ParsedCacheSettings settings;
+  settings.folder = folder() / "parsed";
+  const sources::ParseKey key{"bench " + format, {f.string()}};
+  auto reader = sources::cache_parsed(std::move(text), key, settings);
+  reader_pass(*reader);  // parses and writes the cache file (or replays one kept from an earlier run)
+  const fs::path cache = sources::parsed_cache_file(settings.folder, key);
+  if (!fs::exists(cache)) {
+    state.SkipWithError(("no cache file was written: " + cache.string()).c_str());
+    return;
+  }
+  timed_passes(state, "reread", format, f, [&] { return reader_pass(*reader); });
+  state.counters["cache_MB"] = file_mb(cache);
+}
+
 // ---- source/ ----
 
 void BM_source(benchmark::State& state, std::string format) {
@@ -466,6 +502,9 @@ void register_all() {
   for (const char* f : formats)
     benchmark::RegisterBenchmark((std::string("parse/") + f).c_str(), BM_parse, std::string(f))
         ->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
+  for (const char* f : {"libsvm", "csv", "ratings"})
+    benchmark::RegisterBenchmark((std::string("reread/") + f).c_str(), BM_reread, std::string(f))
+        ->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
   for (const char* f : formats)
     benchmark::RegisterBenchmark((std::string("source/") + f).c_str(), BM_source, std::string(f))
         ->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
@@ -477,6 +516,7 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ::setenv("RANKONE_PARSED_CACHE", "off", 1);  // the text groups parse text; reread/ sets its own folder
   if (argc == 3 && std::strcmp(argv[1], "--rankone-peak") == 0) return peak_child(argv[2]);
   register_all();
   benchmark::Initialize(&argc, argv);

@@ -5,6 +5,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -145,25 +146,24 @@ class Decoder {
     consumed_ = offset;
   }
   void bytes(void* out, std::size_t n) {
-    auto* to = static_cast<char*>(out);
-    while (n > 0) {
-      if (begin_ == end_) {
-        end_ = std::fread(buffer_.data(), 1, buffer_.size(), file_);
-        begin_ = 0;
-        if (end_ == 0) throw Damaged{"truncated"};
-      }
-      const std::size_t take = std::min(n, end_ - begin_);
-      std::memcpy(to, buffer_.data() + begin_, take);
-      begin_ += take;
-      to += take;
-      n -= take;
-      consumed_ += take;
+    if (end_ - begin_ >= n) {  // nearly always: one copy from the buffer
+      std::memcpy(out, buffer_.data() + begin_, n);
+      begin_ += n;
+      consumed_ += n;
+      return;
     }
+    refill_into(static_cast<char*>(out), n);
   }
   template <class T>
-  T value() {
+  T value() {  // a copy of a constant size, inlined: most of a replay
     T v;
-    bytes(&v, sizeof v);
+    if (end_ - begin_ >= sizeof v) {
+      std::memcpy(&v, buffer_.data() + begin_, sizeof v);
+      begin_ += sizeof v;
+      consumed_ += sizeof v;
+    } else {
+      refill_into(reinterpret_cast<char*>(&v), sizeof v);
+    }
     return v;
   }
   /// A counted array, refused beyond `limit` bytes (a damaged count must not allocate wildly).
@@ -185,50 +185,88 @@ class Decoder {
   std::FILE* file() { return file_; }
 
  private:
+  void refill_into(char* to, std::size_t n) {
+    while (n > 0) {
+      if (begin_ == end_) {
+        end_ = std::fread(buffer_.data(), 1, buffer_.size(), file_);
+        begin_ = 0;
+        if (end_ == 0) throw Damaged{"truncated"};
+      }
+      const std::size_t take = std::min(n, end_ - begin_);
+      std::memcpy(to, buffer_.data() + begin_, take);
+      begin_ += take;
+      to += take;
+      n -= take;
+      consumed_ += take;
+    }
+  }
   std::FILE* file_;
   std::vector<char> buffer_;
   std::size_t begin_ = 0, end_ = 0;
   std::uint64_t consumed_ = 0;
 };
 
-// Which optional parts of a record follow its fixed part.
-enum : std::uint8_t { kHasPart = 1, kLabels = 2, kIndex = 4, kValues = 8, kEntry = 16, kPartShift = 5 };
+// Which parts of a record are written: its fixed part (number, line, target) and what it holds.
+enum : std::uint16_t {
+  kFollows = 1,  // number and line are those of the record before, plus one: not written
+  kLabels = 2, kIndex = 4, kValues = 8, kCell = 16, kTimestamp = 32, kObserved = 64,
+  kHasPart = 128, kPartShift = 8  // the part (0-2) in bits 8-9
+};
 
-void encode(Encoder& out, const Record& r) {
-  const bool entry = r.row != -1 || r.col != -1 || r.timestamp != 0.0 || r.observed_label != -1;
-  std::uint8_t flags = (r.part ? kHasPart | static_cast<std::uint8_t>(static_cast<int>(*r.part) << kPartShift) : 0) |
-                       (r.labels.empty() ? 0 : kLabels) | (r.feature_index.empty() ? 0 : kIndex) |
-                       (r.feature_value.empty() ? 0 : kValues) | (entry ? kEntry : 0);
+/// The number and line of the record before (records are written and read in order).
+struct Previous {
+  std::int64_t number = -1, line = -1;
+};
+
+void encode(Encoder& out, const Record& r, Previous& previous) {
+  std::uint16_t flags = 0;
+  if (r.number == previous.number + 1 && r.line == previous.line + 1) flags |= kFollows;
+  if (!r.labels.empty()) flags |= kLabels;
+  if (!r.feature_index.empty()) flags |= kIndex;
+  if (!r.feature_value.empty()) flags |= kValues;
+  if (r.row != -1 || r.col != -1) flags |= kCell;
+  if (r.timestamp != 0.0 || std::signbit(r.timestamp)) flags |= kTimestamp;
+  if (r.observed_label != -1) flags |= kObserved;
+  if (r.part) flags |= kHasPart | static_cast<std::uint16_t>(static_cast<int>(*r.part) << kPartShift);
   out.value(flags);
-  out.value(r.number);
-  out.value(r.line);
+  if (!(flags & kFollows)) {
+    out.value(r.number);
+    out.value(r.line);
+  }
+  previous = {r.number, r.line};
   out.value(r.target);
   if (flags & kLabels) out.array(r.labels);
   if (flags & kIndex) out.array(r.feature_index);
   if (flags & kValues) out.array(r.feature_value);
-  if (flags & kEntry) {
+  if (flags & kCell) {
     out.value(r.row);
     out.value(r.col);
-    out.value(r.timestamp);
-    out.value(r.observed_label);
   }
+  if (flags & kTimestamp) out.value(r.timestamp);
+  if (flags & kObserved) out.value(r.observed_label);
 }
 
-void decode(Decoder& in, Record& r, std::uint64_t limit) {
+void decode(Decoder& in, Record& r, Previous& previous, std::uint64_t limit) {
   r.clear();
-  const auto flags = in.value<std::uint8_t>();
-  r.number = in.value<std::int64_t>();
-  r.line = in.value<std::int64_t>();
+  const auto flags = in.value<std::uint16_t>();
+  if (flags & kFollows) {
+    r.number = previous.number + 1;
+    r.line = previous.line + 1;
+  } else {
+    r.number = in.value<std::int64_t>();
+    r.line = in.value<std::int64_t>();
+  }
+  previous = {r.number, r.line};
   r.target = in.value<double>();
   if (flags & kLabels) in.array(r.labels, limit);
   if (flags & kIndex) in.array(r.feature_index, limit);
   if (flags & kValues) in.array(r.feature_value, limit);
-  if (flags & kEntry) {
+  if (flags & kCell) {
     r.row = in.value<std::int64_t>();
     r.col = in.value<std::int64_t>();
-    r.timestamp = in.value<double>();
-    r.observed_label = in.value<std::int64_t>();
   }
+  if (flags & kTimestamp) r.timestamp = in.value<double>();
+  if (flags & kObserved) r.observed_label = in.value<std::int64_t>();
   if (flags & kHasPart) {
     const int part = flags >> kPartShift;
     if (part > static_cast<int>(Part::test)) throw Damaged{"an unknown part"};
@@ -373,6 +411,7 @@ class CachingReader final : public RecordReader {
       fs::last_write_time(path_, fs::file_time_type::clock::now(), ec);  // recently used: evicted last
       file_->decoder->seek(file_->records_at);
       served_ = 0;
+      read_previous_ = {};
       return;
     }
     if (!uncached_) begin_writing();
@@ -383,7 +422,7 @@ class CachingReader final : public RecordReader {
     if (file_) {
       if (served_ == file_->records) return false;
       try {
-        decode(*file_->decoder, record, file_->size);
+        decode(*file_->decoder, record, read_previous_, file_->size);
       } catch (const Damaged& d) {  // checked when opened: only a file changed under us gets here
         throw DataError(path_.string() + ": parsed-record cache damaged while read (" + d.why + ")");
       }
@@ -395,7 +434,7 @@ class CachingReader final : public RecordReader {
       return false;
     }
     if (writer_) {
-      encode(*writer_->encoder, record);
+      encode(*writer_->encoder, record, writer_->previous);
       ++writer_->records;
       if (writer_->encoder->size() > writer_->budget) {
         own_notes_.push_back("parsed-record cache: " + inner_->source_name() + " parses to more than " +
@@ -435,6 +474,7 @@ class CachingReader final : public RecordReader {
     AtomicFile file;
     std::unique_ptr<Encoder> encoder;
     std::uint64_t records = 0, budget = 0;
+    Previous previous;
     explicit Writer(const fs::path& path) : file(path), encoder(std::make_unique<Encoder>(file.stream())) {}
   };
 
@@ -510,6 +550,7 @@ class CachingReader final : public RecordReader {
   bool uncached_ = false;  ///< read through the inner reader (scoring, or a cache that cannot be written)
   std::optional<CheckedFile> file_;  ///< replaying this checked file
   std::uint64_t served_ = 0;
+  Previous read_previous_;
   std::unique_ptr<Writer> writer_;  ///< writing the parse of this pass
   std::vector<std::string> own_notes_;
 };
