@@ -5,6 +5,9 @@ usage: bench.py one-bit     docs/one-bit-performance.md: an iteration of one_bit
        bench.py gfm         docs/gfm-performance.md: a gFM iteration against its products, the start, whole runs
        bench.py omc         docs/online-completion-performance.md: omc_psd against the bare loop, omc_general, sgd_mf
        bench.py sources     docs/file-sources-performance.md: read throughput and peak memory per file format
+       bench.py read-once   docs/file-sources-performance.md: the parsed-record cache's re-read against the
+                            text parse (bench_sources), and a 31-pass run's parsing share under perf
+                            (benchmarks/read_once_profile.py)
        bench.py performance docs/PERFORMANCE.md: benchmarks/run (every suite, the memory probe, trial
                             isolation), its targets and the machine's reference rates
 
@@ -15,6 +18,7 @@ the block ends with the machine and its load before and after the run.
 import json
 import os
 import subprocess
+import tempfile
 
 from results import count, fail, machine_now, print_code, rankone, run_subcommand
 
@@ -208,5 +212,42 @@ def performance():
         print(f"| {what} | {si(rates[name]['items_per_second'])} per s |")
 
 
+def read_once():
+    s = Suite("bench_sources", "--benchmark_filter=^(parse|reread)/(libsvm|csv|ratings)/")
+    print("A pass replayed from the parsed-record cache against the text parse of the same 40 MB file "
+          "(MB of text per CPU second):")
+    print()
+    print("| format | parse MB/s | re-read MB/s | re-read ÷ parse (target ≥ 10) | cache file MB | records/s (re-read) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for key, title in FORMATS:
+        if key not in ("libsvm", "csv", "ratings"):
+            continue
+        parse, reread = s.get(f"parse/{key}"), s.get(f"reread/{key}")
+        print(f"| {title} | {parse['MB/s']:.3g} | {count(reread['MB/s'])} | **{reread['MB/s'] / parse['MB/s']:.1f}** | "
+              f"{reread['cache_MB']:.1f} | {si(reread['records/s'])} |")
+    print()
+    print(s.where())
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benchmarks", "read_once_profile.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "profile.json")
+        before = load()
+        done = subprocess.run([script, rankone(), "--json", out], capture_output=True, text=True)
+        if not os.path.exists(out):
+            fail(f"read_once_profile.py exited {done.returncode}: {done.stderr.strip()[-400:]}")
+        profile = json.load(open(out))
+        after = load()
+    print()
+    print(f"A study of one `gfm_one_pass` trial, {profile['passes']} passes over {count(profile['lines'])} libsvm lines "
+          f"(d = 50), under `perf record` (share of the samples of the study's processes):")
+    print()
+    print("| run | text parsing | the cache (hash, write, replay) | wall s |")
+    print("|---|---:|---:|---:|")
+    for name, r in profile["runs"].items():
+        print(f"| {name} | {100 * r['parsing']:.1f} % | {100 * r['cache']:.1f} % | {r['wall_seconds']:.1f} |")
+    print()
+    print(f"Measured on {machine_now()}, load {before:.1f} → {after:.1f}.")
+
+
 if __name__ == "__main__":
-    run_subcommand({"one-bit": one_bit, "gfm": gfm, "omc": omc, "sources": sources, "performance": performance})
+    run_subcommand({"one-bit": one_bit, "gfm": gfm, "omc": omc, "sources": sources, "read-once": read_once,
+                    "performance": performance})
