@@ -465,6 +465,7 @@ class CachingReader final : public RecordReader {
   }
   void use_preparation(const DataPreparation& preparation) override {
     uncached_ = true;  // new data read as a saved model says: not the training parse
+    file_.reset();
     inner_->use_preparation(preparation);
   }
   void set_header_check(HeaderCheck check) override { inner_->set_header_check(std::move(check)); }
