@@ -51,6 +51,8 @@ std::string file_identity(const std::string& path) {
   const fs::path canonical = fs::canonical(path);
   struct stat info {};
   if (::stat(canonical.c_str(), &info) != 0) throw DataError(path + ": cannot read (" + std::strerror(errno) + ")");
+  // A pipe or a device is not hashed (reading it would consume it): the reader reports it.
+  if (!S_ISREG(info.st_mode)) throw DataError(path + ": not a regular file");
   std::FILE* in = std::fopen(canonical.c_str(), "rb");
   if (!in) throw DataError(path + ": cannot read (" + std::strerror(errno) + ")");
   XXH3_state_t* state = XXH3_createState();
