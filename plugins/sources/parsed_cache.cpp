@@ -440,10 +440,10 @@ class CachingReader final : public RecordReader {
       ++writer_->records;
       if (writer_->encoder->size() > writer_->budget) {
         own_notes_.push_back("parsed-record cache: " + inner_->source_name() + " parses to more than " +
-                             grouped(static_cast<std::int64_t>(writer_->budget >> 20)) +
-                             " MiB (the cap, or half the free space): not cached, parsed on every pass");
+                             grouped(static_cast<std::int64_t>(writer_->budget)) +
+                             " bytes (RANKONE_PARSED_CACHE_BYTES, or half the free space): not cached, parsed "
+                             "on every pass");
         writer_.reset();
-        settings_.folder.clear();
         uncached_ = true;  // read through from now on
       }
     }
