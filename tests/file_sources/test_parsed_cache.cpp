@@ -316,3 +316,42 @@ TEST_CASE("parsed cache: a study's results are identical with the cache off, wri
   CHECK(writing == off);
   CHECK(replaying == off);
 }
+
+TEST_CASE("parsed cache: feature indices beyond 32 bits replay exactly", "[file_sources][parsed_cache]") {
+  // The text formats refuse indices from 2^31 on; a reader that makes them is served whole.
+  struct WideReader final : RecordReader {
+    int& starts;
+    std::int64_t at = 0;
+    explicit WideReader(int& s) : starts(s) {}
+    void start(std::uint64_t) override {
+      at = 0;
+      ++starts;
+    }
+    bool next(Record& r) override {
+      if (at == 3) return false;
+      r.clear();
+      r.number = at;
+      r.line = at + 1;
+      r.feature_index = {at, std::int64_t{3000000000} + at, std::int64_t{1} << 40};
+      r.feature_value = {0.5, -1.25, 3.0};
+      ++at;
+      return true;
+    }
+    sources::RecordLayout layout() const override { return {}; }
+    std::uint64_t bytes_read() const override { return 0; }
+    std::string source_name() const override { return "wide"; }
+  };
+  Scratch dir("parsed_cache_wide");
+  const std::string file = dir.write("keyed.txt", "the key's file");
+  sources::ParsedCacheSettings settings;
+  settings.folder = dir.dir / "cache";
+  int starts = 0;
+  const auto wide = [&] { return sources::cache_parsed(std::make_unique<WideReader>(starts), {"wide", {file}}, settings); };
+  auto reader = wide();
+  const std::string parsed = pass_of(*reader);
+  CHECK_THAT(parsed, Contains(" 3000000002:") && Contains(" 1099511627776:"));
+  CHECK(pass_of(*reader) == parsed);  // replayed in this reader
+  CHECK(pass_of(*wide()) == parsed);  // and from disk
+  CHECK(files_in(settings.folder) == 1);
+  CHECK(starts == 1);  // parsed once
+}
