@@ -2,17 +2,19 @@
 #include "parsed_cache.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <set>
-
-#include "rankone/core/atomic_file.hpp"
 
 namespace rankone::sources {
 
@@ -405,7 +407,11 @@ void evict(const fs::path& folder, std::uint64_t cap, const fs::path& keep) {
   std::vector<Entry> entries;
   std::uint64_t total = 0;
   std::error_code ec;
+  const auto day_ago = fs::file_time_type::clock::now() - std::chrono::hours(24);
   for (const auto& e : fs::directory_iterator(folder, ec)) {
+    // A temporary file a day old was left by a process that died writing it.
+    if (e.path().filename().string().find(".partial-") != std::string::npos && e.last_write_time(ec) < day_ago)
+      fs::remove(e.path(), ec);
     if (e.path().extension() != kExtension || !e.is_regular_file(ec)) continue;
     const auto size = e.file_size(ec);
     if (ec) continue;
@@ -493,12 +499,40 @@ class CachingReader final : public RecordReader {
   void set_header_check(HeaderCheck check) override { inner_->set_header_check(std::move(check)); }
 
  private:
+  /// The cache file being written: a temporary name of its own (trials on threads of one process
+  /// may write the same key at once), renamed into place whole. No fsync: a file a crash leaves
+  /// half-written fails its checksum and is rebuilt.
   struct Writer {
-    AtomicFile file;
+    fs::path target, temporary;
+    std::ofstream out;
     std::unique_ptr<Encoder> encoder;
     std::uint64_t records = 0, budget = 0;
     Previous previous;
-    explicit Writer(const fs::path& path) : file(path), encoder(std::make_unique<Encoder>(file.stream())) {}
+    bool committed = false;
+
+    explicit Writer(const fs::path& path) : target(path) {
+      static std::atomic<std::uint64_t> writers{0};
+      std::string name = path.filename().string();
+      name.insert(0, 1, '.');  // hidden (GCC 12 warns falsely on "." + name)
+      name.append(".partial-").append(std::to_string(::getpid())).append("-").append(std::to_string(writers++));
+      temporary = path.parent_path() / name;
+      out.open(temporary, std::ios::binary | std::ios::trunc);
+      if (!out) throw std::runtime_error("cannot write " + temporary.string() + ": " + std::strerror(errno));
+      encoder = std::make_unique<Encoder>(out);
+    }
+    ~Writer() {
+      if (committed) return;
+      out.close();
+      std::error_code ec;
+      fs::remove(temporary, ec);
+    }
+    void commit() {
+      encoder.reset();
+      out.close();
+      if (out.fail()) throw std::runtime_error("cannot write " + temporary.string() + ": " + std::strerror(errno));
+      fs::rename(temporary, target);  // atomic: a reader sees the old file or the new one, never half of one
+      committed = true;
+    }
   };
 
   /// The checked cache file of the key, or none (a damaged one is removed, to be rebuilt).
@@ -549,8 +583,7 @@ class CachingReader final : public RecordReader {
       out.value(trailer_at);
       out.value(out.size() + 2 * sizeof(std::uint64_t));  // the whole file's length, with the checksum
       out.finish();
-      writer_->encoder.reset();
-      writer_->file.commit();
+      writer_->commit();
       evict(settings_.folder, settings_.max_bytes, path_);
     } catch (const std::exception& e) {
       cannot_cache(e.what());

@@ -297,8 +297,8 @@ TEST_CASE("parsed cache: a study's results are identical with the cache off, wri
     "sweep": {"grid": {"data.test_fold": [0, 1]}},
     "estimators": [{"name": "gfm_one_pass", "rank": 1, "batch_size": 100, "passes": 4, "max_iterations": 20}],
     "metrics": ["test_rmse", "samples"]})");
-  const auto run = [&](const std::string& out) {
-    const CommandOutput r = rankone_cli("run " + study + " --out " + (dir.dir / out).string() + " --jobs 2", false);
+  const auto run = [&](const std::string& out, const std::string& how = "") {
+    const CommandOutput r = rankone_cli("run " + study + " --out " + (dir.dir / out).string() + " --jobs 2" + how, false);
     INFO(r.text);
     REQUIRE(r.code == 0);
     return rows_without_seconds(dir.dir / out);
@@ -315,6 +315,10 @@ TEST_CASE("parsed cache: a study's results are identical with the cache off, wri
   REQUIRE_FALSE(off.empty());
   CHECK(writing == off);
   CHECK(replaying == off);
+  // Trials on two threads of one process, writing one key at once into an empty folder.
+  CacheSetting threads((dir.dir / "threads").string());
+  CHECK(run("in_process", " --in-process") == off);
+  CHECK(files_in(dir.dir / "threads") == 1);
 }
 
 TEST_CASE("parsed cache: feature indices beyond 32 bits replay exactly", "[file_sources][parsed_cache]") {
