@@ -1,10 +1,11 @@
 // Speed of the online matrix-completion updates (docs/online-completion-performance.md):
 // observations per second of omc_psd (Algorithm 1, O(k)) and omc_general (Algorithm 3, O(k³)) at
 // d = 10 000, of a bare loop doing omc_psd's arithmetic on the same rows (the reference), and of
-// one sgd_mf epoch. The estimators run through the registry on a source that replays one batch of
+// one sgd_mf epoch, and an sgd_mf epoch and an als_completion sweep on 1 and 2 threads. The estimators run through the registry on a source that replays one batch of
 // entries, so the time is the estimator's, not the sampler's.
 #include <benchmark/benchmark.h>
 
+#include <string>
 #include <vector>
 
 #include "bench_support.hpp"
@@ -118,8 +119,33 @@ void BM_sgd_mf_epoch(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * size);
 }
 
+/// One pass of an offline estimator over 200 000 entries of a 1000 × 1000 matrix of rank 10 (LIBMF's
+/// problem size in docs/online-completion-performance.md) on state.range(0) threads, wall time:
+/// sgd_mf on 8 × 8 blocks, als_completion's row and column solves.
+void run_offline_pass(benchmark::State& state, const std::string& name) {
+  const Index size = 200000;
+  Json source{{"name", "synthetic"}, {"operator", "entry"}, {"sampler", "one_hot"}, {"d", 1000},
+              {"rank", 10},          {"truth", "general"},  {"size", size}};
+  auto data = bench::make<DataSource>(source, Kind::data_source);
+  data->open(1);
+  Json estimator{{"name", name}, {"rank", 10}, {"max_iterations", 1000000}, {"tolerance", 0.0},
+                 {"threads", state.range(0)}, {"init", "random"}};
+  if (name == "sgd_mf") estimator["blocks"] = 8;
+  auto offline = bench::make<Estimator>(estimator, Kind::estimator);
+  Rng rng(7);
+  offline->start(*data, rng);
+  for (auto _ : state) {
+    if (!offline->step(*data)) state.SkipWithError(offline->summary().message.c_str());
+  }
+  state.SetItemsProcessed(state.iterations() * size);
+}
+void BM_sgd_mf_threads(benchmark::State& state) { run_offline_pass(state, "sgd_mf"); }
+void BM_als_completion_threads(benchmark::State& state) { run_offline_pass(state, "als_completion"); }
+
 }  // namespace
 
+BENCHMARK(BM_sgd_mf_threads)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_als_completion_threads)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_omc_psd)->Arg(2)->Arg(5)->Arg(8)->Arg(10)->Arg(20)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_bare_two_row_loop)->Arg(2)->Arg(5)->Arg(8)->Arg(10)->Arg(20)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_omc_general)->Arg(2)->Arg(5)->Arg(10)->Arg(20)->Unit(benchmark::kMillisecond);

@@ -1,10 +1,11 @@
 // Dense design products split into fixed blocks of designs (rankone/linalg/blocked_products.hpp).
 #include "rankone/linalg/blocked_products.hpp"
 
+#include "rankone/core/threads.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace rankone {
@@ -18,30 +19,7 @@ Index block_count(Index n) { return (n + kDesignBlock - 1) / kDesignBlock; }
 /// the whole 16 MB block (measured, d = 1000, 21 columns). Depends on d only, not on threads.
 Index slice_size(Index d) { return std::clamp<Index>((Index{1} << 18) / std::max<Index>(d, 1), 16, kDesignBlock); }
 
-/// Runs body(b) for every block b in [0, blocks), block b on thread b mod threads.
-template <class Body>
-void for_each_block(Index blocks, int threads, const Body& body) {
-  const int workers = static_cast<int>(std::min<Index>(std::max(threads, 1), blocks));
-  if (workers <= 1) {
-    for (Index b = 0; b < blocks; ++b) body(b);
-    return;
-  }
-  std::vector<std::thread> pool;
-  pool.reserve(workers - 1);
-  const auto run = [&](int worker) {
-    for (Index b = worker; b < blocks; b += workers) body(b);
-  };
-  for (int worker = 1; worker < workers; ++worker) pool.emplace_back(run, worker);
-  run(0);
-  for (std::thread& t : pool) t.join();
-}
-
 }  // namespace
-
-int resolve_threads(int requested) {
-  if (requested > 0) return requested;
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
 
 Matrix blocked_transpose_times(const Matrix& X, const Matrix& F, int threads) {
   if (F.rows() != X.rows()) {
@@ -52,7 +30,7 @@ Matrix blocked_transpose_times(const Matrix& X, const Matrix& F, int threads) {
   Matrix out(n, F.cols());
   // Every block writes its own rows of the result: no reduction, no ordering question.
   const Index slice = slice_size(X.rows());
-  for_each_block(block_count(n), threads, [&](Index b) {
+  for_each_unit(block_count(n), threads, [&](Index b) {
     const Index end = std::min(n, (b + 1) * kDesignBlock);
     for (Index first = b * kDesignBlock; first < end; first += slice) {
       const Index size = std::min(slice, end - first);
@@ -71,7 +49,7 @@ Matrix blocked_times(const Matrix& X, const Matrix& W, int threads) {
   const Index blocks = block_count(n);
   const Index slice = slice_size(X.rows());
   std::vector<Matrix> partial(blocks);
-  for_each_block(blocks, threads, [&](Index b) {
+  for_each_unit(blocks, threads, [&](Index b) {
     partial[b] = Matrix::Zero(X.rows(), W.cols());
     const Index end = std::min(n, (b + 1) * kDesignBlock);
     for (Index first = b * kDesignBlock; first < end; first += slice) {  // slices in order within the block

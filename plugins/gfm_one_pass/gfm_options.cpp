@@ -1,5 +1,6 @@
 #include "gfm_options.hpp"
 
+#include "rankone/core/threads.hpp"
 #include "rankone/estimation/batch_reader.hpp"
 #include "rankone/interfaces/estimator.hpp"
 
@@ -28,10 +29,7 @@ Schema GfmOptions::schema() {
            "inside the sampling error of the moment estimate (≈ √(d/n), above 1e-3 up to n = 10⁶·d), not at "
            "machine precision")
       .above(0);
-  s.integer("threads", 1,
-            "threads for an iteration's dense products (x'Mx on dense designs; 0: every hardware thread). The "
-            "result is identical for any value; keep 1 when trials already run in parallel (run --jobs > 1)")
-      .at_least(0);
+  declare_threads(s, "an iteration's dense products, x'Mx on dense designs");
   return s;
 }
 

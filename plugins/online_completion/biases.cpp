@@ -46,7 +46,7 @@ double BiasFit::sweep() {
 
   // One side given the other: the ridge solution of each bias is its own 1-d problem.
   const auto solve_side = [&](Vector& side, const Vector& other, const std::vector<Index>& start,
-                              const std::vector<Index>& order, const std::vector<std::int32_t>& other_index) {
+                              const std::vector<std::int32_t>& order, const std::vector<std::int32_t>& other_index) {
     for (Index g = 0; g < side.size(); ++g) {
       const Index first = start[static_cast<std::size_t>(g)];
       const Index last = start[static_cast<std::size_t>(g) + 1];

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "rankone/core/errors.hpp"
+#include "rankone/core/threads.hpp"
 #include "rankone/interfaces/estimator.hpp"
 
 namespace rankone::online_completion {
@@ -124,6 +126,17 @@ Schema OfflineOptions::schema(Method method) {
   s.integer("max_iterations", sgd ? 100 : 50, sgd ? "epochs" : "sweeps (U then V)").at_least(1);
   s.number("tolerance", 1e-10, "stop when the relative change of (U, V) in a pass falls below this").at_least(0.0);
   declare_offset(s, "fitted on Ω to convergence before the first pass");
+  if (sgd) {
+    s.integer("blocks", 1,
+              "the schedule: rows and columns are cut into this many runs of ids with about equal entries, and an epoch visits the "
+              "blocks × blocks grid stratum by stratum (blocks that share no row or column, run in parallel); 1 is "
+              "plain SGD over Ω in one shuffled order. The result depends on blocks, never on threads")
+        .at_least(1)
+        .at_most(1024);
+    declare_threads(s, "the blocks of a stratum (useful up to blocks; LIBMF uses about twice as many blocks as threads)");
+  } else {
+    declare_threads(s, "the row and column solves of a sweep");
+  }
   return s;
 }
 
@@ -139,7 +152,15 @@ OfflineOptions::OfflineOptions(Method method_, const Params& p)
       max_iterations(static_cast<int>(p.integer("max_iterations"))),
       tolerance(p.number("tolerance")),
       offset(offset_kind_from_string(p.string("offset"))),
-      offset_regularization(p.number("offset_regularization")) {}
+      offset_regularization(p.number("offset_regularization")),
+      threads(static_cast<int>(p.integer("threads"))),
+      blocks(method_ == Method::sgd_mf ? p.integer("blocks") : 1) {
+  // One block per stratum leaves nothing to run side by side: threads would be asked for in vain.
+  if (method == Method::sgd_mf && blocks == 1 && threads != 1)
+    throw ConfigError("at " + p.path_of("threads") + ": sgd_mf runs the blocks of a stratum in parallel, and blocks = 1 "
+                      "makes one block per stratum; set " + p.path_of("blocks") + " to at least the threads (about "
+                      "twice as many, as LIBMF's bins) or threads to 1");
+}
 
 Json OfflineOptions::to_json() const {
   Json j{{"rank", rank},
@@ -149,8 +170,12 @@ Json OfflineOptions::to_json() const {
          {"max_iterations", max_iterations},
          {"tolerance", tolerance},
          {"offset", to_string(offset)},
-         {"offset_regularization", offset_regularization}};
-  if (method == Method::sgd_mf) j["learning_rate"] = learning_rate;
+         {"offset_regularization", offset_regularization},
+         {"threads", threads}};
+  if (method == Method::sgd_mf) {
+    j["learning_rate"] = learning_rate;
+    j["blocks"] = blocks;
+  }
   return j;
 }
 

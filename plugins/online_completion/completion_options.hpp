@@ -53,6 +53,8 @@ struct OfflineOptions {
   double tolerance;
   OffsetKind offset;             ///< fitted on Ω, subtracted before U V'
   double offset_regularization;  ///< λ of the bias fit
+  int threads;                   ///< threads for a pass (resolve_threads; 0: every hardware thread)
+  Index blocks;                  ///< sgd_mf only: the schedule's grid is blocks × blocks (1: plain SGD)
 
   static Schema schema(Method method);
   explicit OfflineOptions(Method method);  ///< the schema's defaults for `method`

@@ -398,6 +398,8 @@ void FileSource::scan() {
   std::vector<std::int64_t> present;  // dense: training records where each feature is not missing
   std::int64_t train_count = 0;
   std::vector<Record> reservoir;
+  // Reserved (address space only, until filled): growing by doubling would briefly hold the sample twice.
+  reservoir.reserve(static_cast<std::size_t>(std::min<std::int64_t>(config_.test_cap, std::int64_t{1} << 20)));
   Rng reservoir_rng(derive_seed(seed_, "test-reservoir"));
   const Part served = config_.serve_validation ? Part::validation : Part::train;
   const Part held_out = config_.evaluate_validation ? Part::validation : Part::test;
@@ -742,6 +744,7 @@ bool FileSource::next_served(Record& out) {
 
 Batch FileSource::produce(Index n) {
   if (!opened_) throw std::logic_error(name_ + " source: next() called before open()");
+  if (layout_.entries) return produce_entries(n);
   std::vector<Record> records;
   records.reserve(static_cast<std::size_t>(std::min<Index>(n, 1 << 16)));
   Record r;
@@ -753,21 +756,53 @@ Batch FileSource::produce(Index n) {
   return assemble(records, /*test=*/false, derive_seed(seed_, "labels/" + std::to_string(pass_)));
 }
 
+Batch FileSource::produce_entries(Index n) {
+  // Straight into the batch's arrays: 16 bytes an entry, where a held Record would cost ~150.
+  const Index expected = std::min(n, records_in(config_.serve_validation ? Part::validation : Part::train));
+  IndexVector rows(expected), cols(expected);
+  Vector y(expected);
+  Index count = 0;
+  Record r;
+  while (count < n && next_served(r)) {
+    if (count == rows.size()) {  // more than the scan counted (not expected): grow
+      const Index grown = std::min(n, std::max<Index>(2 * count, 1024));
+      rows.conservativeResize(grown);
+      cols.conservativeResize(grown);
+      y.conservativeResize(grown);
+    }
+    rows(count) = static_cast<std::int32_t>(r.row);
+    cols(count) = static_cast<std::int32_t>(r.col);
+    y(count) = r.target * config_.value_scale;
+    ++count;
+    r = Record{};
+  }
+  rows.conservativeResize(count);
+  cols.conservativeResize(count);
+  y.conservativeResize(count);
+  return entry_batch(std::move(rows), std::move(cols), std::move(y));
+}
+
+Batch FileSource::entry_batch(IndexVector rows, IndexVector cols, Vector y) const {
+  Batch b;
+  b.y = std::move(y);
+  b.left = DesignSide::make_index(d1_, std::move(rows));
+  b.right = DesignSide::make_index(d2_, std::move(cols));
+  return b;
+}
+
 Batch FileSource::assemble(std::vector<Record>& records, bool test, std::uint64_t label_seed) const {
   const auto n = static_cast<Index>(records.size());
   Batch b;
   if (layout_.entries) {
     IndexVector rows(n), cols(n);
-    b.y.resize(n);
+    Vector y(n);
     for (Index i = 0; i < n; ++i) {
       const Record& r = records[static_cast<std::size_t>(i)];
       rows(i) = static_cast<std::int32_t>(r.row);
       cols(i) = static_cast<std::int32_t>(r.col);
-      b.y(i) = r.target * config_.value_scale;
+      y(i) = r.target * config_.value_scale;
     }
-    b.left = DesignSide::make_index(d1_, std::move(rows));
-    b.right = DesignSide::make_index(d2_, std::move(cols));
-    return b;
+    return entry_batch(std::move(rows), std::move(cols), std::move(y));
   }
 
   // Left designs: the feature vectors.

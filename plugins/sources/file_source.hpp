@@ -261,6 +261,9 @@ class FileSource final : public DataSource {
   /// Notes of the readers and of the choices the scan made (a capped held-out set, the design, standardisation).
   void record_notes(Part held_out, std::int64_t train_count);
   Batch assemble(std::vector<Record>& records, bool test, std::uint64_t label_seed) const;
+  /// produce() for entry records: n entries read straight into the batch, no Record held for each.
+  Batch produce_entries(Index n);
+  Batch entry_batch(IndexVector rows, IndexVector cols, Vector y) const;
   void standardize_in_place(Record& r) const;
   Part part_of_record(const Record& r) const { return r.part ? *r.part : config_.split.part(r.number, seed_); }
   /// Shifts class labels by first_label and checks them and the entry indices (errors name `from`).

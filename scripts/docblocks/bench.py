@@ -4,6 +4,9 @@
 usage: bench.py one-bit     docs/one-bit-performance.md: an iteration of one_bit_mll against its dense products
        bench.py gfm         docs/gfm-performance.md: a gFM iteration against its products, the start, whole runs
        bench.py omc         docs/online-completion-performance.md: omc_psd against the bare loop, omc_general, sgd_mf
+       bench.py omc-threads docs/online-completion-performance.md: sgd_mf and als_completion on 1 and 2 threads (wall time)
+       bench.py omc-memory  docs/online-completion-performance.md: peak memory of sgd_mf and als_completion against
+                            LIBMF's (benchmarks/completion_memory.py; $RANKONE_LIBMF: LIBMF built outside the project)
        bench.py sources     docs/file-sources-performance.md: read throughput and peak memory per file format
        bench.py read-once   docs/file-sources-performance.md: the parsed-record cache's re-read against the
                             text parse (bench_sources), and a 31-pass run's parsing share under perf
@@ -20,7 +23,7 @@ import os
 import subprocess
 import tempfile
 
-from results import count, fail, machine_now, print_code, rankone, run_subcommand
+from results import ROOT, count, fail, machine_now, print_code, rankone, run_subcommand
 
 
 def load():
@@ -144,6 +147,36 @@ def omc():
     print(s.where())
 
 
+def omc_threads():
+    s = Suite("bench_online_completion", "--benchmark_filter=_threads/", "--benchmark_min_time=0.5",
+              "--benchmark_repetitions=3")
+    print("One pass over 200 000 entries of a 1000 × 1000 matrix, rank 10 (`sgd_mf`: 8 × 8 blocks), wall time,"
+          " mean of 3 runs:")
+    print()
+    print("| estimator | 1 thread | 2 threads | speed-up |")
+    print("|---|---:|---:|---:|")
+    for name in ("sgd_mf", "als_completion"):
+        one, two = (s.get(f"BM_{name}_threads/{t}")["real_time"] for t in (1, 2))
+        print(f"| `{name}` | {one:.3g} ms | {two:.3g} ms | {one / two:.2f} × |")
+    print()
+    print(s.where())
+
+
+def omc_memory():
+    libmf = os.environ.get("RANKONE_LIBMF")
+    if not libmf:
+        fail("set RANKONE_LIBMF to a folder holding LIBMF's mf-train and mf-predict, built outside the project "
+             "(docs/online-completion-performance.md says which commit and how)")
+    before = load()
+    out = subprocess.run([os.path.join(ROOT, "benchmarks", "completion_memory.py"), rankone(), "--libmf", libmf],
+                         capture_output=True, text=True)
+    if out.returncode not in (0, 1):
+        fail(f"completion_memory.py exited {out.returncode}: {out.stderr.strip()[-400:]}")
+    print_code(out.stdout.strip())
+    print()
+    print(f"Measured on {machine_now()}, load {before:.1f} → {load():.1f}.")
+
+
 FORMATS = [("libsvm", "libsvm (sparse, 40 nnz/line)"), ("csv", "csv (51 dense columns)"), ("idx", "idx raw (u8, 784/record)"),
            ("idx_gz", "idx gzip"), ("ratings", "ratings (remapped ids)"), ("image", "image (PNG, 20 Mpixels)")]
 
@@ -249,5 +282,5 @@ def read_once():
 
 
 if __name__ == "__main__":
-    run_subcommand({"one-bit": one_bit, "gfm": gfm, "omc": omc, "sources": sources, "read-once": read_once,
-                    "performance": performance})
+    run_subcommand({"one-bit": one_bit, "gfm": gfm, "omc": omc, "omc-threads": omc_threads, "omc-memory": omc_memory,
+                    "sources": sources, "read-once": read_once, "performance": performance})

@@ -7,6 +7,7 @@
 #include "rankone/core/model.hpp"
 #include "rankone/core/params.hpp"
 #include "rankone/core/rng.hpp"
+#include "rankone/core/threads.hpp"
 #include "rankone/core/types.hpp"
 #include "rankone/estimation/batch_reader.hpp"
 #include "rankone/estimation/spectral.hpp"

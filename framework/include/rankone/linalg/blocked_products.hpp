@@ -11,6 +11,7 @@
 ///   const Matrix P = rankone::blocked_transpose_times(X, F, /*threads=*/2);  // n × m: row i is x_i' F
 ///   const Matrix G = rankone::blocked_times(X, W, /*threads=*/2);            // d × m: Σ_i x_i W(i, :)
 /// \endcode
+#include "rankone/core/threads.hpp"  // resolve_threads
 #include "rankone/core/types.hpp"
 
 namespace rankone {
@@ -24,8 +25,5 @@ Matrix blocked_transpose_times(const Matrix& X, const Matrix& F, int threads);
 
 /// X W (d × m) for X (d × n) and W (n × m): Σ over the blocks b of X_b W_b, added in block order.
 Matrix blocked_times(const Matrix& X, const Matrix& W, int threads);
-
-/// The threads a kernel may use when asked for `requested` (0: every hardware thread), at least 1.
-int resolve_threads(int requested);
 
 }  // namespace rankone
