@@ -1,0 +1,287 @@
+#!/usr/bin/python3
+"""RankOne side by side with libFM, LIBMF (and LEML, xLearn when given) on the peers' own file formats.
+
+Usage: benchmarks/coming_from.py RANKONE [--libfm PATH] [--libmf DIR] [--leml PATH] [--xlearn DIR]
+                                 [--out DIR] [--rankone-only] [--quick]
+
+Generates, with fixed seeds, one data set per workload in the peers' formats (train, validation and
+test files): an FM with a bias and a generalized FM with an indefinite M (libsvm, libFM's format), a
+low-rank matrix's triplets (LIBMF's `row col value`). Every tool is tuned on a small grid on the
+validation file (its recommended settings as the starting point), then trained once more on the
+training file with the chosen settings and asked for the test file's predictions; every prediction
+FILE is scored by the same scorer (RMSE against the test file's values). RankOne runs its experiment
+file from experiments/coming_from/ with the generated files as overrides, then `rankone model` and
+`rankone predict TEST_FILE`. A peer not given is skipped with a line saying so.
+
+Writes DIR/results.json (one row per tool and workload: validation and test accuracy, wall and CPU
+seconds of the final run, settings, commands) and DIR/data/; scripts/docblocks/coming_from.py
+prints the page's tables from it. --quick shrinks the data and the grids (the CI run, RankOne only);
+exit 1 when a RankOne run fails or its predictions are not one finite number per test record.
+"""
+import argparse
+import itertools
+import json
+import math
+import os
+import pathlib
+import resource
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+EXPERIMENTS = ROOT / "experiments" / "coming_from"
+SEED = 15
+
+
+# ---------------------------------------------------------------- data
+
+
+def write_libsvm(path, X, y):
+    with open(path, "w") as f:
+        for row, label in zip(X, y):
+            f.write(f"{label:.10g} " + " ".join(f"{j}:{v:.6g}" for j, v in enumerate(row)) + "\n")
+
+
+def fm_data(folder, rng, n, d, k, indefinite):
+    """y = b + w'x + x'Mx + noise, x ~ N(0, I). FM: M = UU' off the diagonal (what libFM models);
+    generalized FM: M = U diag(±1) U', diagonal included (indefinite, so no FM of rank k holds it)."""
+    U = rng.standard_normal((d, k)) / math.sqrt(d)
+    signs = np.array([1.0 if f % 2 == 0 else -1.0 for f in range(k)]) if indefinite else np.ones(k)
+    M = (U * signs) @ U.T
+    if not indefinite:
+        np.fill_diagonal(M, 0.0)
+    w = rng.standard_normal(d) / math.sqrt(d)
+    bias = 2.0
+    for part, count in n.items():
+        X = rng.standard_normal((count, d))
+        y = bias + X @ w + np.einsum("ni,ij,nj->n", X, M, X) + 0.1 * rng.standard_normal(count)
+        write_libsvm(folder / f"{part}.libfm", X, y)
+
+
+def completion_data(folder, rng, n, rows, cols, k):
+    """M = UV' (rank k, entries of unit scale) + 3; distinct entries dealt to train/validation/test."""
+    U = rng.standard_normal((rows, k)) / k ** 0.25
+    V = rng.standard_normal((cols, k)) / k ** 0.25
+    cells = rng.choice(rows * cols, size=sum(n.values()), replace=False)
+    start = 0
+    for part, count in n.items():
+        chosen = cells[start:start + count]
+        start += count
+        i, j = chosen // cols, chosen % cols
+        values = 3.0 + np.einsum("nk,nk->n", U[i], V[j]) + 0.1 * rng.standard_normal(count)
+        with open(folder / f"{part}.txt", "w") as f:
+            f.writelines(f"{a} {b} {v:.6f}\n" for a, b, v in zip(i, j, values))
+
+
+def generate(data_dir, quick):
+    scale = 0.25 if quick else 1.0
+    sizes = lambda tr, va, te: {"train": int(tr * scale), "validation": int(va * scale), "test": int(te * scale)}  # noqa: E731
+    workloads = {}
+    for name, indefinite in (("fm_bias", False), ("gfm_indefinite", True)):
+        folder = data_dir / name
+        folder.mkdir(parents=True, exist_ok=True)
+        n = sizes(6000, 2000, 2000)
+        fm_data(folder, np.random.default_rng([SEED, len(name)]), n, d=30, k=3, indefinite=indefinite)
+        workloads[name] = {"kind": "libsvm", "folder": folder, "n": n}
+    folder = data_dir / "completion"
+    folder.mkdir(parents=True, exist_ok=True)
+    n = sizes(24000, 3000, 3000)
+    completion_data(folder, np.random.default_rng([SEED, 3]), n, rows=400, cols=300, k=5)
+    workloads["completion"] = {"kind": "triplets", "folder": folder, "n": n}
+    return workloads
+
+
+# ---------------------------------------------------------------- scoring (the same for every tool)
+
+
+def truth_of(path, kind):
+    with open(path) as f:
+        return np.array([float(line.split()[0] if kind == "libsvm" else line.split()[2]) for line in f if line.strip()])
+
+
+def rmse(predictions, test_path, kind):
+    """RMSE of a prediction file (the first number of each line) against the test file's values."""
+    with open(predictions) as f:
+        p = np.array([float(line.split()[0]) for line in f if line.strip()])
+    y = truth_of(test_path, kind)
+    if p.shape != y.shape or not np.all(np.isfinite(p)):
+        raise RuntimeError(f"{predictions}: expected {y.size} finite predictions, found {p.size}")
+    return float(np.sqrt(np.mean((p - y) ** 2)))
+
+
+def timed(commands, cwd):
+    """Runs the commands in turn; wall and CPU seconds of the children, or raises with stderr."""
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    for command in commands:
+        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(map(str, command))}: exit {done.returncode}\n{done.stderr[-2000:]}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.perf_counter() - start, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+# ---------------------------------------------------------------- tools
+# Each tool: settings grid (recommended settings first), and run(settings, train, evaluated, work)
+# -> (commands, prediction file); the driver times the commands and scores the file.
+
+
+def libfm_tool(binary, method):
+    def run(s, train, evaluated, work):
+        out = work / "predictions.txt"
+        command = [binary, "-task", "r", "-method", method, "-train", train, "-test", evaluated,
+                   "-dim", f"1,1,{s['k']}", "-iter", str(s["iter"]), "-init_stdev", str(s["init_stdev"]),
+                   "-seed", str(SEED), "-out", out]
+        if method == "als":
+            command[command.index("-seed"):command.index("-seed")] = ["-regular", f"0,0,{s['reg']}"]
+        return [command], out
+    if method == "mcmc":  # libFM's default method: no regularization to tune (it is sampled)
+        grid = {"k": [3, 8], "iter": [100], "init_stdev": [0.1, 0.5]}
+    else:
+        grid = {"k": [3, 8], "iter": [100], "init_stdev": [0.1], "reg": [0.1, 1, 10]}
+    return grid, run
+
+
+def libmf_tool(folder):
+    def run(s, train, evaluated, work):
+        model, out = work / "model.txt", work / "predictions.txt"
+        return [[folder / "mf-train", "-k", str(s["k"]), "-l2", str(s["l2"]), "-t", str(s["t"]), "-r", str(s["r"]),
+                 "-s", "1", "--quiet", train, model],
+                [folder / "mf-predict", evaluated, model, out]], out
+    return {"k": [5, 8], "l2": [0.01, 0.05, 0.1], "t": [50], "r": [0.1]}, run
+
+
+def rankone_tool(binary, experiment, estimator_grid, estimator=None, batch_rows=None):
+    """`rankone run` of the experiment file on (train, evaluated), then `model` and `predict`. The grid's
+    settings override the file's estimator, or complete `estimator` (another estimator on the same data).
+    batch_rows: gfm_one_pass's batch is the whole training file, each iteration one more pass."""
+    def run(s, train, evaluated, work):
+        out, model, predictions = work / "results", work / "model", work / "predictions.txt"
+        for stale in (out, model):
+            shutil.rmtree(stale, ignore_errors=True)
+        s = dict(s)
+        if batch_rows:
+            s.update(batch_size=batch_rows, passes=s["max_iterations"] + 1)
+        overrides = [f"data.file={train}", f"data.test_file={evaluated}"]
+        if estimator:
+            overrides.append("estimators=" + json.dumps([{**estimator, **s}]))
+        else:
+            overrides += [f"estimators.0.{key}={json.dumps(value)}" for key, value in s.items()]
+        return [[binary, "run", experiment, *overrides, "--out", out, "--quiet"],
+                [sys.executable, __file__, "--model-of", out, "--rankone-binary", binary, "--model-out", model],
+                [binary, "predict", model, evaluated, "--output", predictions]], predictions
+    return estimator_grid, run
+
+
+def export_model(binary, results, model):
+    """`rankone model` of the one trial of a results folder (its key from `rankone export`)."""
+    rows = subprocess.run([binary, "export", results], capture_output=True, text=True, check=True).stdout.splitlines()
+    header = rows[0].split(",")
+    trials = sorted({row.split(",")[header.index("trial")] for row in rows[1:]})
+    if len(trials) != 1:
+        raise RuntimeError(f"{results}: expected one trial, found {len(trials)}")
+    subprocess.run([binary, "model", results, "--trial", trials[0], "--output", model], check=True,
+                   capture_output=True)
+
+
+# ---------------------------------------------------------------- the comparison
+
+
+def settings_of(grid):
+    keys = list(grid)
+    return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+
+
+def compare(name, tool, workload, work_root):
+    folder, kind = workload["folder"], workload["kind"]
+    ext = ".libfm" if kind == "libsvm" else ".txt"
+    train, validation, test = (folder / f"{p}{ext}" for p in ("train", "validation", "test"))
+    grid, run = tool
+    tried = []
+    for index, s in enumerate(settings_of(grid)):
+        work = work_root / f"grid{index}"
+        work.mkdir(parents=True, exist_ok=True)
+        commands, predictions = run(s, train, validation, work)
+        timed(commands, work)
+        tried.append((rmse(predictions, validation, kind), index, s))
+    best_validation, _, best = min(tried, key=lambda t: (t[0], t[1]))
+    work = work_root / "final"
+    work.mkdir(parents=True, exist_ok=True)
+    commands, predictions = run(best, train, test, work)
+    wall, cpu = timed(commands, work)
+    return {"tool": name, "settings": best, "grid": grid, "validation_rmse": best_validation,
+            "test_rmse": rmse(predictions, test, kind), "wall_seconds": wall, "cpu_seconds": cpu,
+            "commands": [" ".join(str(a).replace(str(folder) + "/", "") for a in c) for c in commands]}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rankone", nargs="?")
+    parser.add_argument("--libfm", help="libFM's binary (bin/libFM)")
+    parser.add_argument("--libmf", help="LIBMF's folder (mf-train and mf-predict)")
+    parser.add_argument("--out", default="results/coming_from")
+    parser.add_argument("--rankone-only", action="store_true")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--model-of", help=argparse.SUPPRESS)  # internal: one step of a timed RankOne run
+    parser.add_argument("--rankone-binary", help=argparse.SUPPRESS)
+    parser.add_argument("--model-out", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.model_of:
+        export_model(args.rankone_binary, args.model_of, args.model_out)
+        return 0
+    if not args.rankone:
+        parser.error("the rankone binary is required")
+    rankone = str(pathlib.Path(args.rankone).resolve())
+    out = pathlib.Path(args.out).resolve()
+    workloads = generate(out / "data", args.quick)
+    small = lambda grid: {k: v[:1] for k, v in grid.items()} if args.quick else grid  # noqa: E731
+
+    fm_grid = small({"rank": [3, 6], "reg_v": [0, 0.001, 0.01]})
+    gfm_grid = small({"rank": [3, 4, 6], "max_iterations": [10, 30]})
+    sgd_grid = small({"rank": [5, 8], "regularization": [0.0001, 0.001, 0.01], "learning_rate": [0.1]})
+    als_grid = small({"rank": [5, 8], "regularization": [0.01, 0.1, 1]})
+    plan = {
+        "fm_bias": [("RankOne fm (ALS)", rankone_tool(rankone, EXPERIMENTS / "fm_bias.json", fm_grid)),
+                    ("RankOne gfm_one_pass", rankone_tool(rankone, EXPERIMENTS / "gfm_indefinite.json", gfm_grid,
+                                                          batch_rows=workloads["fm_bias"]["n"]["train"]))],
+        "gfm_indefinite": [("RankOne gfm_one_pass", rankone_tool(rankone, EXPERIMENTS / "gfm_indefinite.json", gfm_grid,
+                                                                 batch_rows=workloads["gfm_indefinite"]["n"]["train"])),
+                           ("RankOne fm (ALS)", rankone_tool(rankone, EXPERIMENTS / "fm_bias.json", fm_grid))],
+        "completion": [("RankOne sgd_mf", rankone_tool(rankone, EXPERIMENTS / "completion.json", sgd_grid)),
+                       ("RankOne als_completion", rankone_tool(rankone, EXPERIMENTS / "completion.json", als_grid,
+                                                                {"name": "als_completion", "max_iterations": 50}))],
+    }
+    peers = {"libfm": args.libfm, "libmf": args.libmf}
+    for peer, path in peers.items():
+        if args.rankone_only or not path:
+            print(f"{peer}: skipped ({'--rankone-only' if args.rankone_only else f'no --{peer} given'})")
+    if not args.rankone_only and args.libfm:
+        for w in ("fm_bias", "gfm_indefinite"):
+            plan[w] += [("libFM ALS", libfm_tool(args.libfm, "als")), ("libFM MCMC", libfm_tool(args.libfm, "mcmc"))]
+    if not args.rankone_only and args.libmf:
+        plan["completion"].append(("LIBMF", libmf_tool(pathlib.Path(args.libmf).resolve())))
+
+    rows, failed = [], False
+    for workload, tools in plan.items():
+        for name, tool in tools:
+            work = out / "runs" / workload / name.replace(" ", "_").replace("(", "").replace(")", "")
+            try:
+                row = compare(name, tool, workloads[workload], work)
+            except (RuntimeError, subprocess.CalledProcessError) as error:
+                print(f"{workload} / {name}: FAILED: {error}", file=sys.stderr)
+                failed = failed or name.startswith("RankOne")
+                continue
+            row["workload"] = workload
+            rows.append(row)
+            print(f"{workload:15s} {name:24s} validation RMSE {row['validation_rmse']:.4f}  test RMSE {row['test_rmse']:.4f}"
+                  f"  wall {row['wall_seconds']:.2f} s  cpu {row['cpu_seconds']:.2f} s  {row['settings']}", flush=True)
+    sizes = {w: {k: v for k, v in spec["n"].items()} for w, spec in workloads.items()}
+    (out / "results.json").write_text(json.dumps({"quick": args.quick, "sizes": sizes, "rows": rows}, indent=1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
