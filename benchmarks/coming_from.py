@@ -77,6 +77,33 @@ def completion_data(folder, rng, n, rows, cols, k):
             f.writelines(f"{a} {b} {v:.6f}\n" for a, b, v in zip(i, j, values))
 
 
+def one_bit_data(folder, rng, n, d, labels, k, asked):
+    """Scores x'W (W: d × labels of rank k); an instance's labels are those scoring above 0.3 and its
+    best one. Training: the features (libsvm, no labels) and LEML's observations `row label ±1`
+    (1-based), `asked` labels per instance; validation and test: multi-label libsvm, every label."""
+    W = rng.standard_normal((d, k)) @ rng.standard_normal((k, labels)) / math.sqrt(d * k)
+
+    def draw(count):
+        X = rng.standard_normal((count, d))
+        S = X @ W
+        return X, [sorted(set(np.flatnonzero(s > 0.3).tolist()) | {int(np.argmax(s))}) for s in S]
+
+    def write(path, X, sets):
+        with open(path, "w") as f:
+            for x, positives in zip(X, sets):
+                head = ",".join(map(str, positives)) + " " if positives is not None else ""
+                f.write(head + " ".join(f"{j}:{v:.6g}" for j, v in enumerate(x)) + "\n")
+
+    X, sets = draw(n["train"])
+    write(folder / "train.libsvm", X, [None] * len(X))
+    with open(folder / "train_observations.txt", "w") as f:
+        for i, positives in enumerate(sets):
+            for j in rng.choice(labels, size=asked, replace=False):
+                f.write(f"{i + 1} {j + 1} {1 if j in positives else -1}\n")
+    for part in ("validation", "test"):
+        write(folder / f"{part}.libsvm", *draw(n[part]))
+
+
 def generate(data_dir, quick):
     scale = 0.25 if quick else 1.0
     sizes = lambda tr, va, te: {"train": int(tr * scale), "validation": int(va * scale), "test": int(te * scale)}  # noqa: E731
@@ -92,25 +119,60 @@ def generate(data_dir, quick):
     n = sizes(24000, 3000, 3000)
     completion_data(folder, np.random.default_rng([SEED, 3]), n, rows=400, cols=300, k=5)
     workloads["completion"] = {"kind": "triplets", "folder": folder, "n": n}
+    folder = data_dir / "one_bit"
+    folder.mkdir(parents=True, exist_ok=True)
+    n = sizes(3000, 1000, 1000)
+    one_bit_data(folder, np.random.default_rng([SEED, 4]), n, d=30, labels=10, k=3, asked=3)
+    workloads["one_bit"] = {"kind": "multilabel", "folder": folder, "n": n}
     return workloads
 
 
 # ---------------------------------------------------------------- scoring (the same for every tool)
 
 
+# The measure each workload's tools are tuned on (the first of score's), and whether higher is better.
+SELECT = {"libsvm": ("rmse", False), "triplets": ("rmse", False), "multilabel": ("auc", True)}
+
+
 def truth_of(path, kind):
     with open(path) as f:
-        return np.array([float(line.split()[0] if kind == "libsvm" else line.split()[2]) for line in f if line.strip()])
+        lines = [line.split() for line in f if line.strip()]
+    if kind == "multilabel":
+        return [[int(j) for j in fields[0].split(",")] for fields in lines]
+    return np.array([float(fields[0] if kind == "libsvm" else fields[2]) for fields in lines])
 
 
-def rmse(predictions, test_path, kind):
-    """RMSE of a prediction file (the first number of each line) against the test file's values."""
+def auc(scores, positive):
+    """Area under the ROC curve of all (instance, label) pairs (ties count half)."""
+    order = np.argsort(scores, kind="stable")
+    ranks = np.empty(scores.size)
+    sorted_scores = scores[order]
+    start = 0
+    while start < scores.size:  # average ranks of ties
+        end = start
+        while end + 1 < scores.size and sorted_scores[end + 1] == sorted_scores[start]:
+            end += 1
+        ranks[order[start:end + 1]] = (start + end) / 2 + 1
+        start = end + 1
+    n_pos = positive.sum()
+    return float((ranks[positive].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * (scores.size - n_pos)))
+
+
+def score(predictions, test_path, kind):
+    """The accuracy of a prediction file against the test file: RMSE of the first number of each line
+    (regression, completion), or AUC and precision@1 of each line's label scores (multi-label)."""
     with open(predictions) as f:
-        p = np.array([float(line.split()[0]) for line in f if line.strip()])
-    y = truth_of(test_path, kind)
-    if p.shape != y.shape or not np.all(np.isfinite(p)):
-        raise RuntimeError(f"{predictions}: expected {y.size} finite predictions, found {p.size}")
-    return float(np.sqrt(np.mean((p - y) ** 2)))
+        p = np.array([[float(v) for v in line.split()] for line in f if line.strip()])
+    truth = truth_of(test_path, kind)
+    if p.shape[0] != len(truth) or not np.all(np.isfinite(p)):
+        raise RuntimeError(f"{predictions}: expected {len(truth)} lines of finite predictions, found {p.shape[0]}")
+    if kind != "multilabel":
+        return {"rmse": float(np.sqrt(np.mean((p[:, 0] - truth) ** 2)))}
+    positive = np.zeros(p.shape, dtype=bool)
+    for i, labels in enumerate(truth):
+        positive[i, labels] = True
+    return {"auc": auc(p.ravel(), positive.ravel()),
+            "precision_at_1": float(positive[np.arange(p.shape[0]), p.argmax(axis=1)].mean())}
 
 
 def timed(commands, cwd):
@@ -151,13 +213,14 @@ def libmf_tool(folder):
         return [[folder / "mf-train", "-k", str(s["k"]), "-l2", str(s["l2"]), "-t", str(s["t"]), "-r", str(s["r"]),
                  "-s", "1", "--quiet", train, model],
                 [folder / "mf-predict", evaluated, model, out]], out
-    return {"k": [5, 8], "l2": [0.01, 0.05, 0.1], "t": [50], "r": [0.1]}, run
+    return {"k": [5, 6, 8], "l2": [0.01, 0.05, 0.1], "t": [50, 100], "r": [0.1]}, run
 
 
-def rankone_tool(binary, experiment, estimator_grid, estimator=None, batch_rows=None):
+def rankone_tool(binary, experiment, estimator_grid, estimator=None, batch_rows=None, one_bit=False):
     """`rankone run` of the experiment file on (train, evaluated), then `model` and `predict`. The grid's
     settings override the file's estimator, or complete `estimator` (another estimator on the same data).
-    batch_rows: gfm_one_pass's batch is the whole training file, each iteration one more pass."""
+    batch_rows: gfm_one_pass's batch is the whole training file, each iteration one more pass.
+    one_bit: trained on the features and LEML's observations; the evaluated file is predicted only."""
     def run(s, train, evaluated, work):
         out, model, predictions = work / "results", work / "model", work / "predictions.txt"
         for stale in (out, model):
@@ -165,14 +228,18 @@ def rankone_tool(binary, experiment, estimator_grid, estimator=None, batch_rows=
         s = dict(s)
         if batch_rows:
             s.update(batch_size=batch_rows, passes=s["max_iterations"] + 1)
-        overrides = [f"data.file={train}", f"data.test_file={evaluated}"]
+        if one_bit:
+            overrides = [f"data.file={train}", f"data.observations={train.parent / 'train_observations.txt'}"]
+        else:
+            overrides = [f"data.file={train}", f"data.test_file={evaluated}"]
         if estimator:
             overrides.append("estimators=" + json.dumps([{**estimator, **s}]))
         else:
             overrides += [f"estimators.0.{key}={json.dumps(value)}" for key, value in s.items()]
         return [[binary, "run", experiment, *overrides, "--out", out, "--quiet"],
                 [sys.executable, __file__, "--model-of", out, "--rankone-binary", binary, "--model-out", model],
-                [binary, "predict", model, evaluated, "--output", predictions]], predictions
+                [binary, "predict", model, evaluated, *(["observations=null"] if one_bit else []),
+                 "--output", predictions]], predictions
     return estimator_grid, run
 
 
@@ -197,7 +264,8 @@ def settings_of(grid):
 
 def compare(name, tool, workload, work_root):
     folder, kind = workload["folder"], workload["kind"]
-    ext = ".libfm" if kind == "libsvm" else ".txt"
+    ext = {"libsvm": ".libfm", "triplets": ".txt", "multilabel": ".libsvm"}[kind]
+    measure, higher_is_better = SELECT[kind]
     train, validation, test = (folder / f"{p}{ext}" for p in ("train", "validation", "test"))
     grid, run = tool
     tried = []
@@ -206,14 +274,16 @@ def compare(name, tool, workload, work_root):
         work.mkdir(parents=True, exist_ok=True)
         commands, predictions = run(s, train, validation, work)
         timed(commands, work)
-        tried.append((rmse(predictions, validation, kind), index, s))
-    best_validation, _, best = min(tried, key=lambda t: (t[0], t[1]))
+        value = score(predictions, validation, kind)[measure]
+        tried.append((-value if higher_is_better else value, index, s))
+    _, _, best = min(tried, key=lambda t: (t[0], t[1]))
+    best_validation = min(tried, key=lambda t: (t[0], t[1]))[0] * (-1 if higher_is_better else 1)
     work = work_root / "final"
     work.mkdir(parents=True, exist_ok=True)
     commands, predictions = run(best, train, test, work)
     wall, cpu = timed(commands, work)
-    return {"tool": name, "settings": best, "grid": grid, "validation_rmse": best_validation,
-            "test_rmse": rmse(predictions, test, kind), "wall_seconds": wall, "cpu_seconds": cpu,
+    return {"tool": name, "settings": best, "grid": grid, "measure": measure, "validation": best_validation,
+            "test": score(predictions, test, kind), "wall_seconds": wall, "cpu_seconds": cpu,
             "commands": [" ".join(str(a).replace(str(folder) + "/", "") for a in c) for c in commands]}
 
 
@@ -241,8 +311,8 @@ def main():
 
     fm_grid = small({"rank": [3, 6], "reg_v": [0, 0.001, 0.01]})
     gfm_grid = small({"rank": [3, 4, 6], "max_iterations": [10, 30]})
-    sgd_grid = small({"rank": [5, 8], "regularization": [0.0001, 0.001, 0.01], "learning_rate": [0.1]})
-    als_grid = small({"rank": [5, 8], "regularization": [0.01, 0.1, 1]})
+    sgd_grid = small({"rank": [5, 8], "regularization": [0.001, 0.0001, 0.01]})
+    als_grid = small({"rank": [5, 8], "regularization": [0.001, 0.01, 0.1]})
     plan = {
         "fm_bias": [("RankOne fm (ALS)", rankone_tool(rankone, EXPERIMENTS / "fm_bias.json", fm_grid)),
                     ("RankOne gfm_one_pass", rankone_tool(rankone, EXPERIMENTS / "gfm_indefinite.json", gfm_grid,
@@ -252,7 +322,11 @@ def main():
                            ("RankOne fm (ALS)", rankone_tool(rankone, EXPERIMENTS / "fm_bias.json", fm_grid))],
         "completion": [("RankOne sgd_mf", rankone_tool(rankone, EXPERIMENTS / "completion.json", sgd_grid)),
                        ("RankOne als_completion", rankone_tool(rankone, EXPERIMENTS / "completion.json", als_grid,
-                                                                {"name": "als_completion", "max_iterations": 50}))],
+                                                                {"name": "als_completion", "offset": "mean", "max_iterations": 100}))],
+        "one_bit": [("RankOne one_bit_mll", rankone_tool(rankone, EXPERIMENTS / "one_bit.json",
+                                                         small({"lambda": [None, 3, 10]}), one_bit=True)),
+                    ("RankOne leml", rankone_tool(rankone, EXPERIMENTS / "one_bit.json", small({"penalty": [0.01, 1, 100]}),
+                                                  {"name": "leml", "rank": 3, "max_iterations": 10}, one_bit=True))],
     }
     peers = {"libfm": args.libfm, "libmf": args.libmf}
     for peer, path in peers.items():
@@ -276,7 +350,8 @@ def main():
                 continue
             row["workload"] = workload
             rows.append(row)
-            print(f"{workload:15s} {name:24s} validation RMSE {row['validation_rmse']:.4f}  test RMSE {row['test_rmse']:.4f}"
+            test = "  ".join(f"{k} {v:.4f}" for k, v in row["test"].items())
+            print(f"{workload:15s} {name:24s} validation {row['measure']} {row['validation']:.4f}  test {test}"
                   f"  wall {row['wall_seconds']:.2f} s  cpu {row['cpu_seconds']:.2f} s  {row['settings']}", flush=True)
     sizes = {w: {k: v for k, v in spec["n"].items()} for w, spec in workloads.items()}
     (out / "results.json").write_text(json.dumps({"quick": args.quick, "sizes": sizes, "rows": rows}, indent=1))
