@@ -216,6 +216,21 @@ def libmf_tool(folder):
     return {"k": [5, 6, 8], "l2": [0.01, 0.05, 0.1], "t": [50, 100], "r": [0.1]}, run
 
 
+def xlearn_tool(folder):
+    """xLearn's FM regression (-s 4; -s 1 is its FM classifier), AdaGrad by default, one thread and
+    lock-free updates off so that a run is repeatable; its instance-wise normalization (on by default)
+    is a tuned option, since it changes what x'Mx means on unnormalized features."""
+    def run(s, train, evaluated, work):
+        model, out = work / "model.bin", work / "predictions.txt"
+        norm = [] if s["normalize"] else ["--no-norm"]
+        return [[folder / "xlearn_train", train, "-s", "4", "-k", str(s["k"]), "-r", str(s["r"]), "-b", str(s["b"]),
+                 "-e", str(s["e"]), "-nthread", "1", "--dis-lock-free", "-seed", str(SEED), "--no-bin", "--quiet",
+                 "-m", model, "-l", work / "log", *norm],
+                [folder / "xlearn_predict", evaluated, model, "-o", out, "-nthread", "1", "--no-bin",
+                 "-l", work / "log", *norm]], out
+    return {"k": [4, 8], "r": [0.2, 0.05], "b": [0.00002], "e": [50], "normalize": [True, False]}, run
+
+
 def rankone_tool(binary, experiment, estimator_grid, estimator=None, batch_rows=None, one_bit=False):
     """`rankone run` of the experiment file on (train, evaluated), then `model` and `predict`. The grid's
     settings override the file's estimator, or complete `estimator` (another estimator on the same data).
@@ -257,6 +272,13 @@ def export_model(binary, results, model):
 # ---------------------------------------------------------------- the comparison
 
 
+def provenance(path):
+    """The commit of the git checkout a peer's binary lives in (the page states what was compared)."""
+    done = subprocess.run(["git", "-C", str(pathlib.Path(path).resolve().parent), "rev-parse", "HEAD"],
+                          capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else "unknown (not a git checkout)"
+
+
 def settings_of(grid):
     keys = list(grid)
     return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
@@ -292,6 +314,7 @@ def main():
     parser.add_argument("rankone", nargs="?")
     parser.add_argument("--libfm", help="libFM's binary (bin/libFM)")
     parser.add_argument("--libmf", help="LIBMF's folder (mf-train and mf-predict)")
+    parser.add_argument("--xlearn", help="xLearn's build folder (xlearn_train and xlearn_predict)")
     parser.add_argument("--out", default="results/coming_from")
     parser.add_argument("--rankone-only", action="store_true")
     parser.add_argument("--quick", action="store_true")
@@ -328,13 +351,19 @@ def main():
                     ("RankOne leml", rankone_tool(rankone, EXPERIMENTS / "one_bit.json", small({"penalty": [0.01, 1, 100]}),
                                                   {"name": "leml", "rank": 3, "max_iterations": 10}, one_bit=True))],
     }
-    peers = {"libfm": args.libfm, "libmf": args.libmf}
+    peers = {"libfm": args.libfm, "libmf": args.libmf, "xlearn": args.xlearn, "leml": None}
     for peer, path in peers.items():
         if args.rankone_only or not path:
-            print(f"{peer}: skipped ({'--rankone-only' if args.rankone_only else f'no --{peer} given'})")
+            why = "--rankone-only" if args.rankone_only else (
+                "no public repository of LEML's code could be fetched; RankOne's leml plugin stands in" if peer == "leml"
+                else f"no --{peer} given")
+            print(f"{peer}: skipped ({why})")
     if not args.rankone_only and args.libfm:
         for w in ("fm_bias", "gfm_indefinite"):
             plan[w] += [("libFM ALS", libfm_tool(args.libfm, "als")), ("libFM MCMC", libfm_tool(args.libfm, "mcmc"))]
+    if not args.rankone_only and args.xlearn:
+        for w in ("fm_bias", "gfm_indefinite"):
+            plan[w].append(("xLearn FM", xlearn_tool(pathlib.Path(args.xlearn).resolve())))
     if not args.rankone_only and args.libmf:
         plan["completion"].append(("LIBMF", libmf_tool(pathlib.Path(args.libmf).resolve())))
 
@@ -354,7 +383,12 @@ def main():
             print(f"{workload:15s} {name:24s} validation {row['measure']} {row['validation']:.4f}  test {test}"
                   f"  wall {row['wall_seconds']:.2f} s  cpu {row['cpu_seconds']:.2f} s  {row['settings']}", flush=True)
     sizes = {w: {k: v for k, v in spec["n"].items()} for w, spec in workloads.items()}
-    (out / "results.json").write_text(json.dumps({"quick": args.quick, "sizes": sizes, "rows": rows}, indent=1))
+    binaries = {"libfm": args.libfm, "libmf": args.libmf and pathlib.Path(args.libmf) / "mf-train",
+                "xlearn": args.xlearn and pathlib.Path(args.xlearn) / "xlearn_train"}
+    commits = {peer: provenance(path) for peer, path in binaries.items() if path and not args.rankone_only}
+    machine = {"cpus": os.cpu_count(), "load_after": round(os.getloadavg()[0], 2)}
+    (out / "results.json").write_text(json.dumps({"quick": args.quick, "sizes": sizes, "peers": commits,
+                                                  "machine": machine, "rows": rows}, indent=1))
     return 1 if failed else 0
 
 
