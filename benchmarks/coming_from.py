@@ -186,6 +186,16 @@ def timed(commands, cwd):
     return time.perf_counter() - start, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def no_skill(workload):
+    """The test accuracy of a guess without a model: the training mean (RMSE), or chance (AUC 0.5)."""
+    kind, folder = workload["kind"], workload["folder"]
+    if kind == "multilabel":
+        return 0.5
+    ext = ".libfm" if kind == "libsvm" else ".txt"
+    mean = truth_of(folder / f"train{ext}", kind).mean()
+    return float(np.sqrt(np.mean((truth_of(folder / f"test{ext}", kind) - mean) ** 2)))
+
+
 # ---------------------------------------------------------------- tools
 # Each tool: settings grid (recommended settings first), and run(settings, train, evaluated, work)
 # -> (commands, prediction file); the driver times the commands and scores the file.
@@ -223,10 +233,11 @@ def xlearn_tool(folder):
     def run(s, train, evaluated, work):
         model, out = work / "model.bin", work / "predictions.txt"
         norm = [] if s["normalize"] else ["--no-norm"]
-        return [[folder / "xlearn_train", train, "-s", "4", "-k", str(s["k"]), "-r", str(s["r"]), "-b", str(s["b"]),
+        env = ["env", f"USER={os.environ.get('USER') or 'coming_from'}"]  # xLearn's log name aborts without $USER
+        return [[*env, folder / "xlearn_train", train, "-s", "4", "-k", str(s["k"]), "-r", str(s["r"]), "-b", str(s["b"]),
                  "-e", str(s["e"]), "-nthread", "1", "--dis-lock-free", "-seed", str(SEED), "--no-bin", "--quiet",
                  "-m", model, "-l", work / "log", *norm],
-                [folder / "xlearn_predict", evaluated, model, "-o", out, "-nthread", "1", "--no-bin",
+                [*env, folder / "xlearn_predict", evaluated, model, "-o", out, "-nthread", "1",
                  "-l", work / "log", *norm]], out
     return {"k": [4, 8], "r": [0.2, 0.05], "b": [0.00002], "e": [50], "normalize": [True, False]}, run
 
@@ -367,8 +378,9 @@ def main():
     if not args.rankone_only and args.libmf:
         plan["completion"].append(("LIBMF", libmf_tool(pathlib.Path(args.libmf).resolve())))
 
-    rows, failed = [], False
+    rows, failed, baselines = [], False, {}
     for workload, tools in plan.items():
+        baselines[workload] = no_skill(workloads[workload])
         for name, tool in tools:
             work = out / "runs" / workload / name.replace(" ", "_").replace("(", "").replace(")", "")
             try:
@@ -382,12 +394,19 @@ def main():
             test = "  ".join(f"{k} {v:.4f}" for k, v in row["test"].items())
             print(f"{workload:15s} {name:24s} validation {row['measure']} {row['validation']:.4f}  test {test}"
                   f"  wall {row['wall_seconds']:.2f} s  cpu {row['cpu_seconds']:.2f} s  {row['settings']}", flush=True)
+    for workload, baseline in baselines.items():  # RankOne must learn something from every peer format
+        ours = [r["test"][r["measure"]] for r in rows if r["workload"] == workload and r["tool"].startswith("RankOne")]
+        learned = ours and (max(ours) > 0.75 if workload == "one_bit" else min(ours) < 0.8 * baseline)
+        if not learned:
+            print(f"{workload}: RankOne's best test accuracy {ours} is no better than no skill ({baseline:.4f})",
+                  file=sys.stderr)
+            failed = True
     sizes = {w: {k: v for k, v in spec["n"].items()} for w, spec in workloads.items()}
     binaries = {"libfm": args.libfm, "libmf": args.libmf and pathlib.Path(args.libmf) / "mf-train",
                 "xlearn": args.xlearn and pathlib.Path(args.xlearn) / "xlearn_train"}
     commits = {peer: provenance(path) for peer, path in binaries.items() if path and not args.rankone_only}
     machine = {"cpus": os.cpu_count(), "load_after": round(os.getloadavg()[0], 2)}
-    (out / "results.json").write_text(json.dumps({"quick": args.quick, "sizes": sizes, "peers": commits,
+    (out / "results.json").write_text(json.dumps({"quick": args.quick, "sizes": sizes, "no_skill": baselines, "peers": commits,
                                                   "machine": machine, "rows": rows}, indent=1))
     return 1 if failed else 0
 
