@@ -25,6 +25,7 @@ import math
 import os
 import pathlib
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
@@ -317,7 +318,18 @@ def compare(name, tool, workload, work_root):
     wall, cpu = timed(commands, work)
     return {"tool": name, "settings": best, "grid": grid, "measure": measure, "validation": best_validation,
             "test": score(predictions, test, kind), "wall_seconds": wall, "cpu_seconds": cpu,
-            "commands": [" ".join(str(a).replace(str(folder) + "/", "") for a in c) for c in commands]}
+            "commands": [readable(c, folder, work) for c in commands]}
+
+
+def readable(command, data, work):
+    """A command as the page shows it: programs by name, paths relative to the data, run and source folders."""
+    words = [str(a) for a in command]
+    start = 2 if words[0] == "env" else 0  # xLearn's `env USER=…` prefix
+    words = words[start:]
+    words[0] = "python3" if words[0] == sys.executable else pathlib.Path(words[0]).name
+    for prefix in (f"{work}/", f"{data}/", f"{ROOT}/"):
+        words = [w.replace(prefix, "") for w in words]
+    return shlex.join(words)
 
 
 def main():
@@ -355,6 +367,11 @@ def main():
                                                                  batch_rows=workloads["gfm_indefinite"]["n"]["train"])),
                            ("RankOne fm (ALS)", rankone_tool(rankone, EXPERIMENTS / "fm_bias.json", fm_grid))],
         "completion": [("RankOne sgd_mf", rankone_tool(rankone, EXPERIMENTS / "completion.json", sgd_grid)),
+                       # as LIBMF runs: no offset, the factors carry the mean (so one more rank may pay)
+                       ("RankOne sgd_mf, no offset", rankone_tool(rankone, EXPERIMENTS / "completion.json",
+                                                                   small({"rank": [5, 6, 8], "regularization": [0.0001, 0.001, 0.01]}),
+                                                                   {"name": "sgd_mf", "offset": "none", "learning_rate": 0.1,
+                                                                    "max_iterations": 100, "tolerance": 0})),
                        ("RankOne als_completion", rankone_tool(rankone, EXPERIMENTS / "completion.json", als_grid,
                                                                 {"name": "als_completion", "offset": "mean", "max_iterations": 100}))],
         "one_bit": [("RankOne one_bit_mll", rankone_tool(rankone, EXPERIMENTS / "one_bit.json",

@@ -4,6 +4,7 @@
 usage: coming_from.py table WORKLOAD [DIR]   one workload: every tool's tuned settings, validation and
                                               test accuracy (scored on the prediction files), time
        coming_from.py verdict [DIR]          per workload: RankOne's best against the best peer
+       coming_from.py commands WORKLOAD [DIR] each tool's final commands (train and predict the test file)
        coming_from.py peers [DIR]            the peers' commits and the machine of the run
 
 DIR is the driver's --out folder (default results/coming_from under the source tree).
@@ -11,7 +12,7 @@ DIR is the driver's --out folder (default results/coming_from under the source t
 import json
 import os
 
-from results import ROOT, fail, run_subcommand
+from results import ROOT, fail, print_code, run_subcommand
 
 LOWER_IS_BETTER = {"rmse": True, "auc": False}
 
@@ -71,6 +72,15 @@ def verdict(*folder):
               f"{measure} {peer['test'][measure]:.4f} | {ratio:.3f} | {'yes' if within else 'no'} |")
 
 
+def commands(workload, *folder):
+    results = load(folder[0] if folder else None)
+    lines = []
+    for r in results["rows"]:
+        if r["workload"] == workload:
+            lines += [f"# {r['tool']}"] + r["commands"]
+    print_code("\n".join(lines))
+
+
 def peers(*folder):
     results = load(folder[0] if folder else None)
     for peer, commit in results["peers"].items():
@@ -79,5 +89,4 @@ def peers(*folder):
 
 
 if __name__ == "__main__":
-    commands = {"table": table, "verdict": verdict, "peers": peers}
-    run_subcommand(commands)
+    run_subcommand({"table": table, "verdict": verdict, "commands": commands, "peers": peers})
