@@ -72,7 +72,7 @@ void AlternatingEstimator::start(DataSource& data, Rng& rng) {
   first_order_ = data.sensing_operator().has_first_order();
 
   const BatchReader::Plan plan =
-      BatchReader::choose(data, batch_size_, options_.passes, options_.max_iterations, 10 * d * options_.rank, name());
+      BatchReader::choose(data, options_.batch_size, options_.passes, options_.max_iterations, 10 * d * options_.rank, name());
   batch_size_ = std::max<Index>(2, plan.batch_size);
   reader_.allow_passes(plan.passes);
   batch_note_ = plan.note;

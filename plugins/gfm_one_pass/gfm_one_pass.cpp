@@ -53,7 +53,7 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
 
   data_ = &data;
   d_ = d1;
-  const BatchReader::Plan plan = BatchReader::choose(data, batch_size_, options_.passes, options_.max_iterations,
+  const BatchReader::Plan plan = BatchReader::choose(data, options_.batch_size, options_.passes, options_.max_iterations,
                                                      10 * d1 * options_.rank, "gfm_one_pass");
   batch_size_ = plan.batch_size;
   reader_.allow_passes(plan.passes);
