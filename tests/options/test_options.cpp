@@ -15,7 +15,8 @@ using namespace rankone;
 namespace {
 
 /// Every parameter of `options` is declared, with the same spec, by the registered plugin `name`
-/// (which adds only the stall-fit parameters every iterative estimator has).
+/// (which adds only the stall-fit parameters every iterative estimator has and the early-stopping
+/// ones IterativeEstimator::declare_early_stopping declares).
 void check_registered(const std::string& name, const Schema& options) {
   const Registration& reg = test::registry().get(name, Kind::estimator);
   for (const ParamSpec& spec : options.params()) {
@@ -24,9 +25,12 @@ void check_registered(const std::string& name, const Schema& options) {
     REQUIRE(registered != nullptr);
     CHECK(registered->to_json() == spec.to_json());
   }
+  Schema early_stopping;
+  IterativeEstimator::declare_early_stopping(early_stopping);
   for (const ParamSpec& spec : reg.schema.params()) {
     INFO(name << " declares " << spec.name);
-    CHECK((options.find(spec.name) != nullptr || spec.name.rfind("stall_", 0) == 0));
+    CHECK((options.find(spec.name) != nullptr || spec.name.rfind("stall_", 0) == 0 ||
+           early_stopping.find(spec.name) != nullptr));
   }
 }
 
