@@ -65,6 +65,7 @@ Status status_from_string(const std::string& s) {
 bool IterativeEstimator::step(DataSource& data) {
   stepped_source_ = &data;
   if (finished()) return false;
+  if (early_.on && early_.losses.empty() && !track_validation(data)) return false;  // scores the start
   if (summary_.iterations >= max_iterations_) {
     finish(Status::max_iterations, "reached the iteration budget (" + std::to_string(max_iterations_) + ")");
     return false;
@@ -72,6 +73,7 @@ bool IterativeEstimator::step(DataSource& data) {
   const double change = iterate(data);
   if (finished()) return false;  // iterate() ended the run (diverged, failed, data exhausted)
   ++summary_.iterations;
+  if (early_.on && !track_validation(data)) return false;
   if (change >= 0 && change < tolerance_) {
     finish(Status::converged, "relative change " + std::to_string(change) + " below tolerance " +
                                   std::to_string(tolerance_) + " after " + std::to_string(summary_.iterations) +
@@ -83,6 +85,53 @@ bool IterativeEstimator::step(DataSource& data) {
     return false;
   }
   return true;
+}
+
+void IterativeEstimator::declare_early_stopping(Schema& schema) {
+  schema.boolean("early_stopping", false,
+                 "score every iterate (and the start) on the source's validation part, keep the best, and stop "
+                 "(converged) after `patience` iterations without improvement; the kept iterate is the final "
+                 "estimate (metrics, stored model, predict). Loss: the estimator's fit measure (relative residual "
+                 "‖y − ŷ‖/‖y‖, or the sign error rate for sign links). Needs a validation part (file sources: "
+                 "validation_fraction or validation_fold, not served nor evaluated on)");
+  schema.integer("patience", 5, "early stopping: iterations without improvement of the validation loss before the run "
+                                "stops")
+      .at_least(1);
+  schema.number("min_delta", 0.0, "early stopping: an improvement is a validation loss below the best by more than this")
+      .at_least(0.0);
+}
+
+void IterativeEstimator::configure_early_stopping(const Params& params) {
+  early_ = EarlyStopping{};
+  early_.on = params.boolean("early_stopping");
+  early_.patience = static_cast<int>(params.integer("patience"));
+  early_.min_delta = params.number("min_delta");
+  early_.path = params.path_of("early_stopping");
+}
+
+bool IterativeEstimator::track_validation(const DataSource& data) {
+  const Batch* validation = data.validation_set();
+  if (validation == nullptr || validation->empty())
+    throw ConfigError("at " + early_.path + ": early_stopping needs a validation part of the data, and the source has "
+                      "none (a file source: set validation_fraction or folds with validation_fold, and neither serve "
+                      "nor evaluate_on \"validation\")");
+  Vector predicted = data.sensing_operator().forward(*validation, estimate());
+  if (data.link() == Link::sign) predicted = predicted.unaryExpr([](double v) { return v >= 0.0 ? 1.0 : -1.0; });
+  double loss = fit_of(validation->y, predicted);
+  if (!std::isfinite(loss)) loss = std::numeric_limits<double>::infinity();
+  early_.losses.push_back(loss);
+  const int t = summary_.iterations;
+  if (early_.best_iteration < 0 || loss < early_.best - early_.min_delta) {
+    early_.best = loss;
+    early_.best_iteration = t;
+    early_.best_state = snapshot();
+    return true;
+  }
+  if (t - early_.best_iteration < early_.patience) return true;
+  finish(Status::converged, "early stopping: the validation loss did not improve by more than min_delta = " +
+                                short_number(early_.min_delta) + " for patience = " + std::to_string(early_.patience) +
+                                " iterations");
+  return false;
 }
 
 void IterativeEstimator::declare_stall_fit(Schema& schema) {
@@ -181,8 +230,21 @@ double IterativeEstimator::measure_floor() const {
 }
 
 void IterativeEstimator::finish(Status status, std::string message) {
+  // Early stopping: whatever ended the run, the final estimate is the best iterate on the validation part.
+  const bool keeps_best_iterate =
+      early_.on && early_.best_iteration >= 0 && status != Status::failed && status != Status::running;
+  if (keeps_best_iterate) {
+    if (early_.best_iteration != summary_.iterations || status == Status::diverged) restore(early_.best_state);
+    message += "; early stopping kept iteration " + std::to_string(early_.best_iteration) + " of " +
+               std::to_string(summary_.iterations) + " (validation loss " + short_number(early_.best) + ", the lowest)";
+    record_fit(early_.best, "validation loss of the kept iterate (" +
+                                std::string(stepped_source_ != nullptr && stepped_source_->link() == Link::sign
+                                                ? "sign error rate"
+                                                : "relative residual") +
+                                " on the validation part)");
+  }
   if (status == Status::converged || status == Status::max_iterations) {
-    measure_final_fit();
+    if (!keeps_best_iterate) measure_final_fit();  // else the fit is the kept iterate's validation loss
     const double threshold = stall_fit_ * no_skill_fit();
     summary_.fit_floor = std::isfinite(summary_.fit) ? measure_floor() : std::numeric_limits<double>::quiet_NaN();
     const double floor = summary_.fit_floor;

@@ -30,17 +30,35 @@ Matrix half_adjoint_times(const Matrix& Z, const Vector& r, const Matrix& Y) {
 }  // namespace
 
 AlternatingEstimator::AlternatingEstimator(AlternatingOptions options)
-    : IterativeEstimator(options.max_iterations, options.tolerance), options_(options), reader_(options.passes) {}
+    : IterativeEstimator(options.max_iterations, options.tolerance), options_(options), reader_(options.passes.value_or(1)) {}
 
 AlternatingEstimator::~AlternatingEstimator() = default;
 
 bool AlternatingEstimator::next_batch(DataSource& data, Matrix& Z, Vector& y) {
-  Batch batch = reader_.next(data, options_.batch_size);
+  Batch batch = reader_.next(data, batch_size_);
   if (batch.instances() == 0) return false;  // the shared rule: a short last batch is not used (BatchReader)
   Z = scaling_.apply(feature_matrix(batch));
   y = batch.y;
   last_batch_ = std::move(batch);  // kept for the noise floor (see iterate)
   return true;
+}
+
+namespace {
+struct AlternatingState {
+  Matrix U, V;
+  Vector w;
+  double bias = 0.0;
+};
+}  // namespace
+
+std::any AlternatingEstimator::snapshot() const { return AlternatingState{U_, V_, w_, bias_}; }
+
+void AlternatingEstimator::restore(const std::any& state) {
+  const auto& s = std::any_cast<const AlternatingState&>(state);
+  U_ = s.U;
+  V_ = s.V;
+  w_ = s.w;
+  bias_ = s.bias;
 }
 
 void AlternatingEstimator::start(DataSource& data, Rng& rng) {
@@ -53,13 +71,18 @@ void AlternatingEstimator::start(DataSource& data, Rng& rng) {
     return finish(Status::failed, "rank " + std::to_string(options_.rank) + " exceeds the dimension " + std::to_string(d));
   first_order_ = data.sensing_operator().has_first_order();
 
+  const BatchReader::Plan plan =
+      BatchReader::choose(data, options_.batch_size, options_.passes, options_.max_iterations, 10 * d * options_.rank, name());
+  batch_size_ = std::max<Index>(2, plan.batch_size);
+  reader_.allow_passes(plan.passes);
+  batch_note_ = plan.note;
   // First batch: the standardisation check, the feature scaling and whatever the estimator estimates
   // once (fm_moment_elimination: κ, φ, τ).
-  if (const std::string why = BatchReader::refusal(data, options_.batch_size, "batch_size"); !why.empty())
+  if (const std::string why = BatchReader::refusal(data, batch_size_, "batch_size"); !why.empty())
     return finish(Status::failed, why);
-  Batch first = reader_.next(data, options_.batch_size);
+  Batch first = reader_.next(data, batch_size_);
   if (first.instances() == 0)
-    return finish(Status::failed, "the data ran out before the first batch of " + std::to_string(options_.batch_size) +
+    return finish(Status::failed, "the data ran out before the first batch of " + std::to_string(batch_size_) +
                                       " instances (" + reader_.exhausted_message(data, 0) +
                                       "; lower batch_size, or set passes > 1 to re-use a finite set)");
   const Matrix X0 = feature_matrix(first);
@@ -120,7 +143,8 @@ Estimate AlternatingEstimator::estimate() const {
 Summary AlternatingEstimator::summary() const {
   Summary s = summary_;
   if (data_) s.message += reader_.reuse_note(*data_);
-  if (const std::string note = reader_.dropped_note(name(), options_.batch_size); !note.empty()) s.notes.push_back(note);
+  if (!batch_note_.empty()) s.notes.push_back(batch_note_);
+  if (const std::string note = reader_.dropped_note(name(), batch_size_); !note.empty()) s.notes.push_back(note);
   return s;
 }
 
@@ -191,8 +215,8 @@ std::string AlternatingEstimator::stall_hint() const {
     hints.push_back("features are not standardised (column variances from " + format(min_variance_) + " to " +
                     format(max_variance_) + ", |mean|^2 " + format(mean_norm_sq_) + "; set standardize)");
   // Measured sample complexity (docs/fm_subgaussian_sample_complexity.md): every run with n ≥ 10·k·d succeeded.
-  if (static_cast<double>(options_.batch_size) < 10.0 * static_cast<double>(options_.rank * d_))
-    hints.push_back("batch of " + std::to_string(options_.batch_size) + " rows may be small for d = " +
+  if (static_cast<double>(batch_size_) < 10.0 * static_cast<double>(options_.rank * d_))
+    hints.push_back("batch of " + std::to_string(batch_size_) + " rows may be small for d = " +
                     std::to_string(d_) + ", rank " + std::to_string(options_.rank) + " (try ≥ 10·k·d = " +
                     std::to_string(10 * options_.rank * d_) + ")");
   if (hints.empty() && options_.step_size >= 1.0)

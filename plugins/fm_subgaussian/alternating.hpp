@@ -33,6 +33,9 @@ class AlternatingEstimator : public IterativeEstimator {
   double iterate(DataSource& data) final;
   /// Unstandardised features, a small batch, or a step too long for the data.
   std::string stall_hint() const final;
+  /// Early stopping's copy of the estimate: Ū, V, w and the bias.
+  std::any snapshot() const final;
+  void restore(const std::any& state) final;
 
   /// Called once with the (standardised, if asked) first batch (d × n). Returns "" or why the
   /// estimator cannot run (it then ends with status `failed` and that message).
@@ -59,6 +62,8 @@ class AlternatingEstimator : public IterativeEstimator {
   std::string restore_best();
 
   BatchReader reader_;
+  Index batch_size_ = BatchReader::endless_batch_size;  ///< chosen in start (BatchReader::choose)
+  std::string batch_note_;                             ///< how batch_size and passes were chosen, or ""
   Batch last_batch_;  ///< the batch of the last fit, handed to record_fresh_fit for the noise floor
   FeatureScaling scaling_;
   bool first_order_ = true;  ///< the operator has a first-order term (else w stays absent)

@@ -74,6 +74,24 @@ Summary ConventionalFmEstimator::summary() const {
   return s;
 }
 
+namespace {
+struct FmState {
+  Matrix U;
+  Vector w;
+  double bias = 0.0;
+};
+}  // namespace
+
+std::any ConventionalFmEstimator::snapshot() const { return FmState{U_, w_, bias_}; }
+
+void ConventionalFmEstimator::restore(const std::any& state) {
+  const auto& s = std::any_cast<const FmState&>(state);
+  U_ = s.U;
+  w_ = s.w;
+  bias_ = s.bias;
+  if (options_.solver == ConventionalFmOptions::Solver::als) refresh_residuals();
+}
+
 void ConventionalFmEstimator::refresh_residuals() {
   const Matrix& Zt = Zt_;
   projected_ = Zt * U_;  // N × k

@@ -35,6 +35,9 @@ class ConventionalFmEstimator final : public IterativeEstimator {
   void measure_final_fit() override;
   /// Unstandardised features or the SGD step.
   std::string stall_hint() const override;
+  /// Early stopping's copy of the estimate: U, w and the bias (the ALS caches are refreshed on restore).
+  std::any snapshot() const override;
+  void restore(const std::any& state) override;
 
  private:
   /// The model in the scaled (standardised) feature space the solvers work in.

@@ -10,10 +10,11 @@ namespace rankone::fm_subgaussian {
 Schema AlternatingOptions::schema() {
   Schema s;
   s.integer("rank", 2, "rank k of Ū V'").at_least(1);
-  s.integer("batch_size", 10000,
-            "instances n per iteration and per initial batch (fm_moment_elimination: a moments batch and a start "
-            "batch; ifm: one start batch); a shorter last batch of a finite source is not used")
-      .at_least(2);
+  BatchReader::declare_batch_size(
+      s,
+      "instances n per iteration and per initial batch (fm_moment_elimination: a moments batch and a start "
+      "batch; ifm: one start batch); a shorter last batch of a finite source is not used",
+      2);
   s.integer("max_iterations", 100, "iteration budget T").at_least(1);
   s.number("tolerance", 1e-9, "stop when (‖Δw‖ + ‖Δ(ŪV')‖_F)/(‖w‖ + ‖ŪV'‖_F) falls below this").at_least(0.0);
   BatchReader::declare_passes(s);
@@ -35,10 +36,10 @@ AlternatingOptions::AlternatingOptions() : AlternatingOptions(Params(schema().de
 
 AlternatingOptions::AlternatingOptions(const Params& p)
     : rank(p.integer("rank")),
-      batch_size(p.integer("batch_size")),
+      batch_size(BatchReader::optional(p, "batch_size")),
       max_iterations(static_cast<int>(p.integer("max_iterations"))),
       tolerance(p.number("tolerance")),
-      passes(p.integer("passes")),
+      passes(BatchReader::optional(p, "passes")),
       standardize(p.boolean("standardize")),
       require_standardized(p.boolean("require_standardized")),
       intercept(p.boolean("intercept") || standardize),
@@ -46,8 +47,8 @@ AlternatingOptions::AlternatingOptions(const Params& p)
       divergence_factor(p.number("divergence_factor")) {}
 
 Json AlternatingOptions::to_json() const {
-  return Json{{"rank", rank},         {"batch_size", batch_size},   {"max_iterations", max_iterations},
-              {"tolerance", tolerance}, {"passes", passes},         {"standardize", standardize},
+  return Json{{"rank", rank},         {"batch_size", batch_size ? Json(*batch_size) : Json(nullptr)},   {"max_iterations", max_iterations},
+              {"tolerance", tolerance}, {"passes", passes ? Json(*passes) : Json(nullptr)},         {"standardize", standardize},
               {"require_standardized", require_standardized},       {"intercept", intercept},
               {"step_size", step_size}, {"divergence_factor", divergence_factor}};
 }

@@ -3,6 +3,7 @@
 /// and ridge (RidgeOptions). Each is declared once, in its `schema()` (type, default, range and doc);
 /// the struct reads it, from an experiment's validated parameters or, for C++ callers, from the
 /// schema's defaults, and checks itself Ceres-style with `is_valid`.
+#include <optional>
 #include <string>
 
 #include "rankone/core/params.hpp"
@@ -12,10 +13,10 @@ namespace rankone::fm_subgaussian {
 /// Settings common to both alternating estimators (docs/plugins/fm_moment_elimination.md).
 struct AlternatingOptions {
   Index rank;
-  Index batch_size;
+  std::optional<Index> batch_size;  ///< unset: from the data (BatchReader::choose)
   int max_iterations;
   double tolerance;
-  Index passes;
+  std::optional<Index> passes;      ///< unset: from the data (BatchReader::choose)
   bool standardize;
   /// Without standardize, refuse features far from E x x' = I (StandardisationCheck); false runs anyway.
   bool require_standardized;

@@ -20,7 +20,7 @@ constexpr const char* kPaper = "Lin, Ye et al., Learning Factorization Machines 
 FootprintModel alternating_footprint(bool zero_diagonal) {
   return [zero_diagonal](const Params& p, const FootprintContext& c) {
     const DataFootprint& data = c.data;
-    const double n = served_instances(c.data, static_cast<double>(p.integer("batch_size")));
+    const double n = served_instances(c.data, static_cast<double>(BatchReader::footprint_batch_size(p)));
     const double d = static_cast<double>(data.shape.d1);
     const double start = batch_bytes(data, n) + 4 * dense_bytes(d, n);
     const double step = (data.has_truth ? 2 : 1) * batch_bytes(data, n) + 2 * dense_bytes(d, n);
@@ -67,6 +67,7 @@ Footprint ridge_footprint(const Params& p, const FootprintContext& c) {
 template <class T>
 std::unique_ptr<Component> with_stall_fit(std::unique_ptr<T> estimator, const Params& p) {
   estimator->configure_stall(p);
+  if (p.json().contains("early_stopping")) estimator->configure_early_stopping(p);  // ridge declares none
   return estimator;
 }
 
@@ -81,6 +82,7 @@ Registration moment_elimination_registration() {
   r.doc_page = "docs/plugins/fm_moment_elimination.md";
   r.schema = MomentEliminationOptions::schema();
   IterativeEstimator::declare_stall_fit(r.schema);
+  IterativeEstimator::declare_early_stopping(r.schema);
   r.example = {{"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return with_stall_fit(std::make_unique<MomentEliminationEstimator>(MomentEliminationOptions(p)), p);
@@ -99,6 +101,7 @@ Registration ifm_registration() {
   r.doc_page = "docs/plugins/ifm.md";
   r.schema = AlternatingOptions::schema();
   IterativeEstimator::declare_stall_fit(r.schema);
+  IterativeEstimator::declare_early_stopping(r.schema);
   r.example = {{"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return with_stall_fit(std::make_unique<ImprovedFmEstimator>(AlternatingOptions(p)), p);
@@ -117,6 +120,7 @@ Registration fm_registration() {
   r.doc_page = "docs/plugins/fm.md";
   r.schema = ConventionalFmOptions::schema();
   IterativeEstimator::declare_stall_fit(r.schema);
+  IterativeEstimator::declare_early_stopping(r.schema);
   r.example = {{"max_iterations", 2}, {"training_size", 500}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return with_stall_fit(std::make_unique<ConventionalFmEstimator>(ConventionalFmOptions(p)), p);

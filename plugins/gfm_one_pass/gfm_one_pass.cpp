@@ -35,7 +35,7 @@ double relative_change(const LowRankModel& now, const LowRankModel& before) {
 }  // namespace
 
 GfmOnePass::GfmOnePass(const GfmOptions& options)
-    : IterativeEstimator(options.max_iterations, options.tolerance), options_(options), reader_(options.passes) {}
+    : IterativeEstimator(options.max_iterations, options.tolerance), options_(options), reader_(options.passes.value_or(1)) {}
 
 GfmOnePass::~GfmOnePass() = default;
 
@@ -53,9 +53,14 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
 
   data_ = &data;
   d_ = d1;
-  const Index init_size = options_.init_batch_size.value_or(options_.batch_size);
+  const BatchReader::Plan plan = BatchReader::choose(data, options_.batch_size, options_.passes, options_.max_iterations,
+                                                     10 * d1 * options_.rank, "gfm_one_pass");
+  batch_size_ = plan.batch_size;
+  reader_.allow_passes(plan.passes);
+  batch_note_ = plan.note;
+  const Index init_size = options_.init_batch_size.value_or(batch_size_);
   for (const auto& [parameter, n] : {std::pair<std::string, Index>{"init_batch_size", init_size},
-                                     std::pair<std::string, Index>{"batch_size", options_.batch_size}})
+                                     std::pair<std::string, Index>{"batch_size", batch_size_}})
     if (const std::string why = BatchReader::refusal(data, n, parameter); !why.empty())
       return finish(Status::failed, why);
   const Batch batch = reader_.next(data, init_size);
@@ -78,10 +83,29 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
   if (options_.intercept) b_ = refit_intercept(batch, op, U_, V_, w_);
 }
 
+namespace {
+struct GfmState {
+  Matrix U, V;
+  Vector w;
+  double b = 0.0;
+};
+}  // namespace
+
+std::any GfmOnePass::snapshot() const { return GfmState{U_, V_, w_, b_}; }
+
+void GfmOnePass::restore(const std::any& state) {
+  const auto& s = std::any_cast<const GfmState&>(state);
+  U_ = s.U;
+  V_ = s.V;
+  w_ = s.w;
+  b_ = s.b;
+}
+
 Summary GfmOnePass::summary() const {
   Summary s = IterativeEstimator::summary();
   if (data_ && s.status != Status::running) s.message += reader_.reuse_note(*data_);
-  if (const std::string note = reader_.dropped_note("gfm_one_pass", options_.batch_size); !note.empty())
+  if (!batch_note_.empty()) s.notes.push_back(batch_note_);
+  if (const std::string note = reader_.dropped_note("gfm_one_pass", batch_size_); !note.empty())
     s.notes.push_back(note);
   // A run can end well (no truth to judge it by, a file) with an intercept it cannot fit: say so.
   if (const std::string intercept = missing_intercept();
@@ -175,7 +199,7 @@ void GfmOnePass::dense_update(const Batch& batch, const MomentInverse& inverse, 
 
 double GfmOnePass::iterate(DataSource& data) {
   const int t = iteration() + 1;
-  Batch batch = reader_.next(data, options_.batch_size);
+  Batch batch = reader_.next(data, batch_size_);
   if (batch.instances() == 0) {  // the shared rule: a short last batch is not used (BatchReader)
     finish(Status::max_iterations, reader_.exhausted_message(data, t - 1));
     return -1.0;
@@ -275,8 +299,8 @@ std::string GfmOnePass::stall_hint() const {
   // Measured phase transition (docs/gfm-phase-transition.md): every trial at n ≥ 8·k·d reaches 1e-3,
   // none at n ≤ 2·k·d; below 8·k·d a stalled run may simply lack samples.
   const double enough = 8.0 * k * d;
-  if (static_cast<double>(options_.batch_size) < enough)
-    hints.push_back("batch of " + std::to_string(options_.batch_size) + " rows is small for d = " + std::to_string(d_) +
+  if (static_cast<double>(batch_size_) < enough)
+    hints.push_back("batch of " + std::to_string(batch_size_) + " rows is small for d = " + std::to_string(d_) +
                     ", rank " + std::to_string(options_.rank) +
                     " (gfm_one_pass needs n of order k·d·log d; every measured run with n ≥ 8·k·d converged; try ≥ " +
                     std::to_string(static_cast<long long>(std::ceil(enough))) + ")");

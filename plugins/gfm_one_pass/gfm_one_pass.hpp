@@ -41,6 +41,9 @@ class GfmOnePass final : public IterativeEstimator {
 
  protected:
   double iterate(DataSource& data) override;
+  /// Early stopping's copy of the estimate: U, V, w and b.
+  std::any snapshot() const override;
+  void restore(const std::any& state) override;
   /// Intercept in the data (without `intercept`), batch too small for d and k, or a rank above the true rank.
   std::string stall_hint() const override;
   /// Without `intercept`: what a residual mean above half its RMS says (empty otherwise).
@@ -75,6 +78,8 @@ class GfmOnePass final : public IterativeEstimator {
   Vector w_;  ///< d1, or empty without a first-order term
   double b_ = 0.0;  ///< intercept (0 without `intercept`)
   BatchReader reader_;
+  Index batch_size_ = BatchReader::endless_batch_size;  ///< chosen in start (BatchReader::choose)
+  std::string batch_note_;                             ///< how batch_size and passes were chosen, or ""
   const DataSource* data_ = nullptr;  ///< for the summary's re-use note
   // The estimate with the lowest relative residual on a fresh batch so far (copied only when it improves).
   Matrix best_U_, best_V_;

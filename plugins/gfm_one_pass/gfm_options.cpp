@@ -9,7 +9,7 @@ namespace rankone::gfm {
 Schema GfmOptions::schema() {
   Schema s;
   s.integer("rank", 2, "rank k of the estimate").at_least(1);
-  s.integer("batch_size", 10000, "instances in each iteration's fresh mini-batch (n)").at_least(1);
+  BatchReader::declare_batch_size(s, "instances in each iteration's fresh mini-batch (n)");
   s.integer("init_batch_size", std::nullopt, "instances in the spectral initialisation batch (default: batch_size)")
       .at_least(1)
       .make_nullable();
@@ -37,10 +37,10 @@ GfmOptions::GfmOptions() : GfmOptions(Params(schema().defaults())) {}
 
 GfmOptions::GfmOptions(const Params& params)
     : rank(params.integer("rank")),
-      batch_size(params.integer("batch_size")),
+      batch_size(BatchReader::optional(params, "batch_size")),
       init_batch_size(params.has("init_batch_size") ? std::optional<Index>(params.integer("init_batch_size")) : std::nullopt),
       max_iterations(static_cast<int>(params.integer("max_iterations"))),
-      passes(params.integer("passes")),
+      passes(BatchReader::optional(params, "passes")),
       tolerance(params.number("tolerance")),
       first_order(params.boolean("first_order")),
       intercept(params.boolean("intercept")),
@@ -50,10 +50,10 @@ GfmOptions::GfmOptions(const Params& params)
 
 Json GfmOptions::to_json() const {
   return Json{{"rank", rank},
-              {"batch_size", batch_size},
+              {"batch_size", batch_size ? Json(*batch_size) : Json(nullptr)},
               {"init_batch_size", init_batch_size ? Json(*init_batch_size) : Json(nullptr)},
               {"max_iterations", max_iterations},
-              {"passes", passes},
+              {"passes", passes ? Json(*passes) : Json(nullptr)},
               {"tolerance", tolerance},
               {"first_order", first_order},
               {"intercept", intercept},

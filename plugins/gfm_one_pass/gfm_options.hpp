@@ -11,10 +11,10 @@ namespace rankone::gfm {
 
 struct GfmOptions {
   Index rank;
-  Index batch_size;
+  std::optional<Index> batch_size;  ///< unset: from the data (BatchReader::choose)
   std::optional<Index> init_batch_size;  ///< unset: batch_size
   int max_iterations;
-  Index passes;  ///< passes allowed over a finite source (1: the paper's one pass)
+  std::optional<Index> passes;  ///< passes allowed over a finite source (unset: from the data, BatchReader::choose)
   double tolerance;
   bool first_order;
   bool intercept;  ///< also estimate b in y = b + x'w + x'Mx (refitted on each batch after the update)

@@ -11,7 +11,7 @@ namespace rankone::gfm {
 /// the one kept for the noise floor when there is a truth, the n × k products), plus the factors.
 Footprint gfm_footprint(const Params& p, const FootprintContext& c) {
   const DataFootprint& data = c.data;
-  const double n = served_instances(c.data, static_cast<double>(p.integer("batch_size")));
+  const double n = served_instances(c.data, static_cast<double>(BatchReader::footprint_batch_size(p)));
   const double n0 = p.has("init_batch_size") ? served_instances(c.data, static_cast<double>(p.integer("init_batch_size"))) : n;
   const Index k = p.integer("rank");
   const double d = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
@@ -42,10 +42,12 @@ PluginDescriptor describe_gfm() {
   r.doc_page = "docs/plugins/gfm_one_pass.md";
   r.schema = GfmOptions::schema();
   IterativeEstimator::declare_stall_fit(r.schema);
+  IterativeEstimator::declare_early_stopping(r.schema);
   r.example = Json{{"rank", 2}, {"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     auto estimator = std::make_unique<GfmOnePass>(GfmOptions(p));
     estimator->configure_stall(p);
+    estimator->configure_early_stopping(p);
     return estimator;
   };
   r.footprint = gfm_footprint;

@@ -21,7 +21,7 @@ OneBitMultilabel::OneBitMultilabel(const Params& params)
       requested_init_batch_size_(params.has("init_batch_size") ? std::optional<Index>(params.integer("init_batch_size"))
                                                                : requested_batch_size_),
       lambda_(params.has("lambda") ? params.number("lambda") : kGaussianSignMean),
-      reader_(params.integer("passes")) {}
+      reader_(BatchReader::optional(params, "passes").value_or(1)) {}
 
 OneBitMultilabel::~OneBitMultilabel() = default;
 

@@ -403,6 +403,10 @@ void FileSource::scan() {
   Rng reservoir_rng(derive_seed(seed_, "test-reservoir"));
   const Part served = config_.serve_validation ? Part::validation : Part::train;
   const Part held_out = config_.evaluate_validation ? Part::validation : Part::test;
+  // The validation part, when neither served nor scored by the metrics, is early stopping's.
+  const bool keep_validation = !config_.serve_validation && !config_.evaluate_validation;
+  std::vector<Record> validation;
+  Rng validation_rng(derive_seed(seed_, "validation-reservoir"));
 
   Record r;
   while (reader_->next(r)) {
@@ -446,6 +450,8 @@ void FileSource::scan() {
     }
     if (part == held_out)
       keep_sample(reservoir, r, counts_[static_cast<int>(held_out)], config_.test_cap, reservoir_rng);
+    else if (part == Part::validation && keep_validation)
+      keep_sample(validation, r, counts_[static_cast<int>(Part::validation)], config_.test_cap, validation_rng);
   }
   const std::string& file = reader_->source_name();
   const std::int64_t total = counts_[0] + counts_[1] + counts_[2];
@@ -509,6 +515,9 @@ void FileSource::scan() {
   std::sort(reservoir.begin(), reservoir.end(), [](const Record& a, const Record& b) { return a.number < b.number; });
   for (Record& t : reservoir) standardize_in_place(t);
   test_ = reservoir.empty() ? Batch{} : assemble(reservoir, /*test=*/true, derive_seed(seed_, "test-labels"));
+  std::sort(validation.begin(), validation.end(), [](const Record& a, const Record& b) { return a.number < b.number; });
+  for (Record& v : validation) standardize_in_place(v);
+  validation_ = validation.empty() ? Batch{} : assemble(validation, /*test=*/true, derive_seed(seed_, "validation-labels"));
 }
 
 namespace {

@@ -235,6 +235,11 @@ class FileSource final : public DataSource {
   /// The held-out batch the prediction metrics score: the test part, or the validation part with
   /// `evaluate_on: "validation"`.
   const Batch* test_set() const override { return opened_ && test_.size() > 0 ? &test_ : nullptr; }
+  /// The validation part when it is neither served nor the held-out set (early stopping scores it),
+  /// capped at test_cap instances as the test set is.
+  const Batch* validation_set() const override {
+    return opened_ && validation_.size() > 0 ? &validation_ : nullptr;
+  }
   /// The dimension, the design, the label count, standardisation statistics and imputed means, and
   /// what the reader decided (index base, id maps).
   DataPreparation preparation() const override;
@@ -303,6 +308,7 @@ class FileSource final : public DataSource {
   Vector mean_, scale_;
   Vector impute_;  ///< training means that replace missing (NaN) features
   Batch test_;
+  Batch validation_;
 
   std::int64_t pass_ = 0;
   bool reader_done_ = false;

@@ -135,6 +135,8 @@ void SyntheticSource::open(std::uint64_t seed) {
   opened_ = true;
   Rng test_rng(derive_seed(seed, "test"));
   test_ = config_.test_size > 0 ? draw(test_rng, config_.test_size, /*test=*/true) : Batch{};
+  Rng validation_rng(derive_seed(seed, "validation"));
+  validation_ = config_.validation_size > 0 ? draw(validation_rng, config_.validation_size, /*test=*/false) : Batch{};
   train_seed_ = derive_seed(seed, "train");
   position_ = 0;
   cached_chunk_ = -1;
@@ -291,6 +293,7 @@ SyntheticConfig read_config(const Params& p, const SensingOperator& op, const st
   c.noise_std = p.number("noise_std");
   c.flip_probability = p.number("flip_probability");
   c.test_size = p.integer("test_size");
+  c.validation_size = p.integer("validation_size");
   c.test_full_labels = p.boolean("test_full_labels");
   c.full_labels = p.boolean("full_labels");
   c.test_noise = p.boolean("test_noise");
@@ -463,6 +466,10 @@ Registration synthetic_registration() {
       .at_least(0.0)
       .at_most(0.5);
   s.integer("test_size", 0, "instances in the held-out test set (0: none)").at_least(0);
+  s.integer("validation_size", 0,
+            "instances in a validation part drawn like the training data (noise included), apart from it and from "
+            "the test set: what early_stopping scores (0: none)")
+      .at_least(0);
   s.boolean("test_full_labels", false, "pair each test instance with every right index (single_label)");
   s.boolean("full_labels", false,
             "training instances observe every right index (full-observation multi-label, single_label); "

@@ -47,6 +47,7 @@ struct SyntheticConfig {
   double noise_std = 0.0;
   double flip_probability = 0.0;
   Index test_size = 0;
+  Index validation_size = 0;  ///< instances of the validation part (early stopping), drawn like training ones
   bool test_full_labels = false;
   bool full_labels = false;  ///< training instances observe every right index (full observation)
   bool test_noise = false;
@@ -77,6 +78,9 @@ class SyntheticSource final : public DataSource {
   void rewind() override { position_ = 0; }
   const GroundTruth* truth() const override { return opened_ ? &truth_ : nullptr; }
   const Batch* test_set() const override { return opened_ && config_.test_size > 0 ? &test_ : nullptr; }
+  const Batch* validation_set() const override {
+    return opened_ && config_.validation_size > 0 ? &validation_ : nullptr;
+  }
 
  protected:
   Batch produce(Index n) override;
@@ -96,6 +100,7 @@ class SyntheticSource final : public DataSource {
   bool opened_ = false;
   GroundTruth truth_;
   Batch test_;
+  Batch validation_;
   std::uint64_t train_seed_ = 0;
   Index position_ = 0;  ///< next training instance
   Index cached_chunk_ = -1;

@@ -20,7 +20,7 @@ class @Name@ final : public IterativeEstimator {
         rank_(p.integer("rank")),
         batch_size_(p.integer("batch_size")),
         divergence_factor_(p.number("divergence_factor")),
-        reader_(p.integer("passes")) {
+        reader_(BatchReader::optional(p, "passes").value_or(1)) {
     configure_stall(p);
   }
 

@@ -5,6 +5,7 @@
 /// "One pass" stays the default, any re-use is declared (`passes`) and reported, and a short last
 /// batch is never used: every batch handed out has exactly the size asked for.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -26,17 +27,85 @@ namespace rankone {
 class BatchReader {
  public:
   explicit BatchReader(Index passes = 1) : passes_(std::max<Index>(1, passes)) {}
+  /// Sets the passes once the plan is chosen (in the estimator's start).
+  void allow_passes(Index passes) { passes_ = std::max<Index>(1, passes); }
+
+  /// The batch size on an endless source (or one of unknown size) when the user sets none, and the
+  /// largest batch the finite-data rule chooses.
+  static constexpr Index endless_batch_size = 10000;
+
+  /// Declares `batch_size` with the text `what` (e.g. "instances in each iteration's fresh
+  /// mini-batch (n)"): null or absent means "from the data" (`choose`).
+  static void declare_batch_size(Schema& schema, const std::string& what, Index at_least = 1) {
+    schema.integer("batch_size", std::nullopt,
+                   what + ". Default from the data: " + std::to_string(endless_batch_size) +
+                       " on an endless source; on a finite one of N training instances max(10·d·k, N / (T + 1)), "
+                       "at most " + std::to_string(endless_batch_size) +
+                       " and N (T = max_iterations; the choice is printed as a note)")
+        .at_least(static_cast<double>(at_least))
+        .make_nullable();
+  }
 
   /// Declares `passes`, read by the constructor: the one declaration of every estimator that reads
   /// its batches through a BatchReader.
   static void declare_passes(Schema& schema) {
     schema
-        .integer("passes", 1,
+        .integer("passes", std::nullopt,
                  "passes allowed over a finite source (1: every instance is used once, as in the papers' fresh "
                  "batches; more re-uses the set, which breaks the batches' independence, and the summary says so). "
                  "Every batch is full: one that reaches the end of a pass is topped up from the next while passes "
-                 "allow, and a short last batch is not used")
-        .at_least(1);
+                 "allow, and a short last batch is not used. Default from the data: 1, except when batch_size is "
+                 "also from the data on a finite source: then the fewest passes that supply T + 1 batches")
+        .at_least(1)
+        .make_nullable();
+  }
+
+  /// Batch size and passes of a run, with the note saying how they were chosen ("" when the user set
+  /// both or the source is endless).
+  struct Plan {
+    Index batch_size = endless_batch_size;
+    Index passes = 1;
+    std::string note;
+  };
+
+  /// The finite-data rule, the one place it is written. Unset values on an endless source (or one of
+  /// unknown size): batch_size 10 000, passes 1, as before. On a finite source of N training
+  /// instances: batch_size = max(minimum, N / (T + 1)) capped at 10 000 and at N, so that the start
+  /// and the T iterations get a batch each when N allows, and no batch is smaller than the moment
+  /// estimates need (`minimum`, e.g. 10·d·k, the estimators' own "batch small" hint); passes = the
+  /// fewest passes that supply the T + 1 batches (1 when N is large enough). Explicit values are
+  /// obeyed; passes left unset with an explicit batch_size stays 1 (the papers' one pass).
+  static Plan choose(const DataSource& data, std::optional<Index> batch_size, std::optional<Index> passes,
+                     int max_iterations, Index minimum, const std::string& estimator) {
+    Plan plan;
+    plan.passes = passes.value_or(1);
+    const std::optional<Index> size = data.finite() ? data.size() : std::nullopt;
+    if (batch_size || !size || *size <= 0) {
+      plan.batch_size = batch_size.value_or(endless_batch_size);
+      return plan;
+    }
+    const Index n = *size, batches = static_cast<Index>(max_iterations) + 1;
+    plan.batch_size = std::min({std::max(minimum, n / batches), endless_batch_size, n});
+    if (!passes)
+      plan.passes = std::max<Index>(1, (batches * plan.batch_size + n - 1) / n);
+    plan.note = estimator + ": batch_size " + std::to_string(plan.batch_size) +
+                (passes ? std::string() : " and passes " + std::to_string(plan.passes)) + " chosen from the " +
+                std::to_string(n) + " training instances (max(10·d·k = " + std::to_string(minimum) + ", N / (T + 1) = " +
+                std::to_string(n / batches) + "), at most " + std::to_string(endless_batch_size) + " and N" +
+                (passes ? std::string() : "; passes: the fewest that supply T + 1 = " + std::to_string(batches) + " batches") +
+                "); set batch_size and passes to override";
+    return plan;
+  }
+
+  /// The batch a footprint assumes when batch_size is from the data: an upper bound of the rule's
+  /// choice (the dimension is not known before a file is read), which the caller caps at N.
+  static Index footprint_batch_size(const Params& params) {
+    return params.has("batch_size") ? static_cast<Index>(params.integer("batch_size")) : endless_batch_size;
+  }
+
+  /// An optional integer parameter.
+  static std::optional<Index> optional(const Params& params, const std::string& name) {
+    return params.has(name) ? std::optional<Index>(params.integer(name)) : std::nullopt;
   }
 
   /// Why batches of `n` instances cannot come from `data`, or "": a batch larger than a finite set

@@ -55,6 +55,9 @@ class DataSource : public Component {
   virtual const GroundTruth* truth() const { return nullptr; }
   /// A held-out test set, or nullptr.
   virtual const Batch* test_set() const { return nullptr; }
+  /// A validation part held apart from the training and test data (early stopping scores iterates on
+  /// it), or null when the source has none.
+  virtual const Batch* validation_set() const { return nullptr; }
   /// After `open`: what a model trained on this data needs to score new data (empty when nothing).
   virtual DataPreparation preparation() const { return {}; }
   /// Before `open`: serve every record of the data once, in its order, prepared as `preparation`

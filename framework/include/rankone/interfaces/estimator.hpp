@@ -1,6 +1,7 @@
 #pragma once
 /// \file Estimator: start / step / estimate / summary (the Ceres Options → Summary pattern).
 /// Non-convergence is a status, never an exception; exceptions are for bugs and bad input.
+#include <any>
 #include <functional>
 #include <limits>
 #include <string>
@@ -89,6 +90,17 @@ class IterativeEstimator : public Estimator {
   /// estimators): see `end_if_diverged`.
   static void declare_divergence_factor(Schema& schema);
 
+  /// Declares `early_stopping`, `patience` and `min_delta`: the one declaration of every iterative
+  /// estimator that keeps its best iterate on the source's validation part (it overrides
+  /// `snapshot` and `restore`).
+  static void declare_early_stopping(Schema& schema);
+  /// Reads the parameters declared by `declare_early_stopping` (and their JSON path, for the refusal).
+  void configure_early_stopping(const Params& params);
+  /// The validation loss after the start (index 0) and after each iteration; empty without early stopping.
+  const std::vector<double>& validation_losses() const { return early_.losses; }
+  /// The iteration whose estimate early stopping kept (0: the start), or -1 without early stopping.
+  int kept_iteration() const { return early_.best_iteration; }
+
   IterativeEstimator(int max_iterations, double tolerance)
       : max_iterations_(max_iterations), tolerance_(tolerance) {}
   ~IterativeEstimator() override;
@@ -146,6 +158,10 @@ class IterativeEstimator : public Estimator {
   virtual double no_skill_fit() const { return 1.0; }
   /// Why the run may have stalled, specific to the estimator and the data ("" when it has no idea).
   virtual std::string stall_hint() const { return ""; }
+  /// Early stopping's copy of the state behind `estimate()` and `model()` (the factors, w, b), and
+  /// putting it back: estimators that declare early_stopping override both.
+  virtual std::any snapshot() const { return {}; }
+  virtual void restore(const std::any& /*state*/) {}
 
   int max_iterations_;
   double tolerance_;
@@ -157,6 +173,20 @@ class IterativeEstimator : public Estimator {
  private:
   /// The truth's fit on the data the last fit was measured on (NaN without a truth).
   double measure_floor() const;
+  /// Early stopping: scores the current estimate on the validation part, keeps it when best, and
+  /// ends the run (converged) after `patience` iterations without improvement. False when it ended.
+  bool track_validation(const DataSource& data);
+  struct EarlyStopping {
+    bool on = false;
+    int patience = 5;
+    double min_delta = 0.0;
+    std::string path;  ///< JSON path of early_stopping, for the refusal without a validation part
+    std::vector<double> losses;
+    double best = 0.0;
+    int best_iteration = -1;
+    std::any best_state;
+  };
+  EarlyStopping early_;
   /// A budget-stopped run whose fresh-data fit still falls fast (kConvergingFactor over kConvergingWindow).
   bool still_converging(Status status) const;
   enum class FloorData { none, fresh_batch };
