@@ -131,10 +131,10 @@ void BiasBaseline::start(DataSource& data, Rng&) {
   if (!data.finite() || !data.size())
     return finish(Status::failed, "bias_baseline needs a fixed observed set: a finite source (synthetic with `size`)");
   const ProblemShape shape = data.shape();
-  const Batch all = data.next(*data.size());
+  Batch all = data.next(*data.size());
   const std::optional<EntryView> entries = entry_view(all);
   if (!entries || entries->size == 0) return finish(Status::failed, "the source holds no observed entries");
-  observed_.assign(*entries, shape.d1, shape.d2);
+  observed_.take(std::move(all), shape.d1, shape.d2, /*grouped=*/true);  // Ω held once, not beside the batch
   fit_ = std::make_unique<BiasFit>(observed_, kind_, regularization_);
 }
 

@@ -42,17 +42,24 @@ FootprintModel online_footprint(double factor_copies, double warm_bytes_per_entr
   };
 }
 
-/// The observed set of the whole training pass (the served batch, then 32 bytes an entry indexed by
-/// row and column), the spectral start and the factors with their copies.
+/// The observed set of the whole training pass, the spectral start and the factors with their copies.
+/// Ω is 16 bytes an entry (value, 4-byte row and column ids), 24 with the row and column index that
+/// ALS and the bias fit read. A spectral start reads the served batch after Ω is copied, so both are
+/// held; otherwise Ω takes the batch's arrays one by one (the batch and its largest array, 8 bytes an
+/// entry). sgd_mf's first epoch deals Ω into blocks: its order and block numbers, 8 bytes an entry.
 Footprint offline_footprint(const Params& p, const FootprintContext& c) {
   const DataFootprint& data = c.data;
   const double n = data.training_instances;
   const Index k = p.has("rank") ? p.integer("rank") : 0;
-  const double spectral = p.has("init") && p.string("init") == "spectral"
-                              ? 8 * n + eigensolver_bytes(data.shape.d1, data.shape.d2, std::max<Index>(k, 1), 0)
-                              : 0.0;
+  const bool sgd = p.has("blocks");
+  const bool spectral = p.has("init") && p.string("init") == "spectral";
+  const bool indexed = !sgd || (p.has("offset") && p.string("offset") == "biases");
+  const double omega = (indexed ? 24.0 : 16.0) * n;
+  const double reading = spectral ? batch_bytes(data, n) + omega : std::max(batch_bytes(data, n) + 8.0 * n, omega);
+  const double dealing = sgd ? omega + 8.0 * n : 0.0;
+  const double start = spectral ? 8 * n + eigensolver_bytes(data.shape.d1, data.shape.d2, std::max<Index>(k, 1), 0) : 0.0;
   Footprint f;
-  f.add("observed set of " + format_count(n) + " entries", batch_bytes(data, n) + 32 * n + spectral);
+  f.add("observed set of " + format_count(n) + " entries", std::max(reading, dealing) + start);
   f.add("factors, biases and their copies",
         dense_bytes(static_cast<double>(data.shape.d1) + static_cast<double>(data.shape.d2), 4.0 * static_cast<double>(k) + 4));
   return f;
