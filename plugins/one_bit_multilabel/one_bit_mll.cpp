@@ -21,13 +21,15 @@ OneBitMultilabel::OneBitMultilabel(const Params& params)
       requested_init_batch_size_(params.has("init_batch_size") ? std::optional<Index>(params.integer("init_batch_size"))
                                                                : requested_batch_size_),
       lambda_(params.has("lambda") ? params.number("lambda") : kGaussianSignMean),
-      reader_(BatchReader::optional(params, "passes").value_or(1)) {}
+      requested_passes_(BatchReader::optional(params, "passes")),
+      reader_(requested_passes_.value_or(1)) {}
 
 OneBitMultilabel::~OneBitMultilabel() = default;
 
 Summary OneBitMultilabel::summary() const {
   Summary s = IterativeEstimator::summary();
   if (data_ && s.status != Status::running) s.message += reader_.reuse_note(*data_);
+  if (!batch_note_.empty()) s.notes.push_back(batch_note_);
   if (const std::string note = reader_.dropped_note("one_bit_mll", batch_size_); !note.empty()) s.notes.push_back(note);
   return s;
 }
@@ -46,24 +48,32 @@ void OneBitMultilabel::start(DataSource& data, Rng& rng) {
   d1_ = shape.d1;
   d2_ = shape.d2;
   data_ = &data;
-  // batch_size null: every batch is the whole finite training set (full observation, Section 5.2).
-  if (!requested_batch_size_ || !requested_init_batch_size_) {
-    if (!data.finite() || data.size().value_or(0) == 0) {
-      finish(Status::failed, std::string("batch_size null (the whole training set per batch) needs a finite source "
-                                         "of known size; this one is ") +
-                                 (data.finite() ? "of unknown size" : "endless: give batch_size"));
-      return;
-    }
-    // Every iteration reads a whole pass: fewer passes would end the run early, quietly.
-    if (reader_.passes_allowed() < max_iterations_ + 1) {
+  // batch_size null (the default): the whole training set at every iteration on a finite source
+  // (full observation, Section 5.2), 10 000 fresh instances on an endless one.
+  const bool whole_set = !requested_batch_size_ || !requested_init_batch_size_;
+  if (whole_set && data.finite() && data.size().value_or(0) == 0) {
+    finish(Status::failed, "batch_size null (the whole training set per batch) needs a finite source of known size; "
+                           "this one is of unknown size: give batch_size");
+    return;
+  }
+  if (whole_set && data.finite()) {
+    const Index passes_needed = static_cast<Index>(max_iterations_) + 1;
+    if (!requested_passes_) {
+      reader_.allow_passes(passes_needed);
+      batch_note_ = "one_bit_mll: batch_size " + std::to_string(*data.size()) + " (the whole training set) and passes " +
+                    std::to_string(passes_needed) + " (max_iterations + 1: the start and each iteration) chosen from " +
+                    "the finite source; set batch_size and passes to override";
+    } else if (reader_.passes_allowed() < passes_needed) {
+      // Every iteration reads a whole pass: fewer passes would end the run early, quietly.
       finish(Status::failed, "batch_size null reads the whole training set at every iteration: passes (" +
                                  std::to_string(reader_.passes_allowed()) + ") must be at least max_iterations + 1 (" +
-                                 std::to_string(max_iterations_ + 1) + ": the start and each iteration)");
+                                 std::to_string(passes_needed) + ": the start and each iteration)");
       return;
     }
   }
-  batch_size_ = requested_batch_size_.value_or(data.size().value_or(0));
-  const Index init_batch_size = requested_init_batch_size_.value_or(data.size().value_or(0));
+  const Index unset_size = data.finite() ? data.size().value_or(0) : BatchReader::endless_batch_size;
+  batch_size_ = requested_batch_size_.value_or(unset_size);
+  const Index init_batch_size = requested_init_batch_size_.value_or(unset_size);
   for (const auto& [parameter, n] : {std::pair<std::string, Index>{"init_batch_size", init_batch_size},
                                      std::pair<std::string, Index>{"batch_size", batch_size_}})
     if (const std::string why = BatchReader::refusal(data, n, parameter); !why.empty()) {

@@ -56,10 +56,12 @@ class OneBitMultilabel final : public IterativeEstimator {
   bool power_step(const Batch& batch, const DataSource& data, bool from_zero);
 
   Index rank_;
-  std::optional<Index> requested_batch_size_;  ///< none: the whole finite training set
+  std::optional<Index> requested_batch_size_;  ///< none: the whole finite training set (10 000 if endless)
   std::optional<Index> requested_init_batch_size_;
   double lambda_;
+  std::optional<Index> requested_passes_;  ///< none: max_iterations + 1 with the whole set, else 1
   BatchReader reader_;
+  std::string batch_note_;  ///< how batch_size and passes were chosen from the data, or ""
 
   Index batch_size_ = 0;  ///< resolved at start
   const DataSource* data_ = nullptr;

@@ -38,8 +38,9 @@ double training_instances(const Params& p, const DataFootprint& data) {
 /// batch, the residual and the forward map over every measurement), plus the dilation basis.
 Footprint one_bit_footprint(const Params& p, const FootprintContext& c) {
   const DataFootprint& data = c.data;
-  const double n = p.has("batch_size") ? served_instances(c.data, static_cast<double>(p.integer("batch_size")))
-                                       : data.training_instances;  // null: the whole training set
+  const double unset = data.training_instances > 0 ? data.training_instances  // finite: the whole set
+                                                   : static_cast<double>(BatchReader::endless_batch_size);
+  const double n = p.has("batch_size") ? served_instances(c.data, static_cast<double>(p.integer("batch_size"))) : unset;
   const double n0 = p.has("init_batch_size") ? served_instances(c.data, static_cast<double>(p.integer("init_batch_size"))) : n;
   const double m = data.measurements_per_instance;
   const double d1 = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
@@ -103,9 +104,11 @@ Registration one_bit_registration() {
   r.doc_page = "docs/plugins/one_bit_mll.md";
   Schema& s = r.schema;
   s.integer("rank", 2, "rank k of W* (the dilation carries 2k columns)").at_least(1);
-  s.integer("batch_size", 10000,
-            "instances drawn fresh at every iteration (m; × d2 measurements with full labels); null: the whole "
-            "finite training set at every iteration (with passes ≥ max_iterations + 1)")
+  s.integer("batch_size", std::nullopt,
+            "instances drawn fresh at every iteration (m; × d2 measurements with full labels). Default from the data: "
+            "the whole training set at every iteration on a finite source (full observation, Section 5.2; passes "
+            "then defaults to max_iterations + 1 and the choice is printed as a note), " +
+                std::to_string(BatchReader::endless_batch_size) + " on an endless one")
       .make_nullable()
       .at_least(1);
   s.integer("init_batch_size", std::nullopt, "instances of the initialisation batch; default batch_size")

@@ -204,11 +204,31 @@ TEST_CASE("one_bit_mll reports unusable configurations as a failed status", "[on
     CHECK_THAT(run.estimator->summary().message,
                Catch::Contains("init_batch_size 500 is larger than the finite training set of 300 instances"));
   }
-  SECTION("batch_size null on an endless source") {
-    Json est = one_bit_estimator(1, 0, 2);
+  SECTION("batch_size null on an endless source: 10 000 fresh instances per batch") {
+    Json est = one_bit_estimator(1, 0, 1);
     est["batch_size"] = nullptr;
     Run run(test::one_bit::single_label_source(10, 4, 1, 0), est, 1);
-    CHECK(run.estimator->summary().status == Status::failed);
-    CHECK_THAT(run.estimator->summary().message, Catch::Contains("needs a finite source of known size; this one is endless"));
+    while (run.estimator->step(*run.source)) {
+    }
+    const Summary s = run.estimator->summary();
+    INFO(s.message);
+    CHECK(s.status == Status::max_iterations);
+    CHECK(run.source->samples_drawn() == 2 * 10000);  // the start and one iteration
+    CHECK(s.notes.empty());                           // nothing chosen from the data
+  }
+  SECTION("batch_size and passes unset on a finite source: the whole set at every iteration, printed") {
+    Json est = one_bit_estimator(1, 0, 2);
+    est.erase("batch_size");
+    Run run(finite_source(300), est, 1);
+    while (run.estimator->step(*run.source)) {
+    }
+    const Summary s = run.estimator->summary();
+    INFO(s.message);
+    CHECK(s.status == Status::max_iterations);
+    CHECK(s.iterations == 2);
+    CHECK(run.source->samples_drawn() == 900);  // start + 2 iterations, one whole pass each
+    REQUIRE(s.notes.size() == 1);
+    CHECK_THAT(s.notes[0], Catch::StartsWith("one_bit_mll: batch_size 300 (the whole training set) and passes 3 "
+                                             "(max_iterations + 1"));
   }
 }
