@@ -21,16 +21,24 @@ void ConventionalFmEstimator::start(DataSource& data, Rng& rng) {
   if (const std::string why = unsupported_source(data); !why.empty()) return finish(Status::failed, "fm " + why);
   first_order_ = data.sensing_operator().has_first_order();
 
-  // The training set: one whole pass of a finite source, else the first training_size instances.
+  // The training set: the first training_size instances, else one whole pass of a finite source.
   Batch train;
-  if (data.finite()) {
+  if (options_.training_size) {
+    train = data.next(*options_.training_size);
+    if (data.finite() && train.instances() < *options_.training_size)
+      return finish(Status::failed, "training_size " + std::to_string(*options_.training_size) +
+                                        " is larger than the finite training set of " +
+                                        std::to_string(train.instances()) + " instances: lower it or leave it unset");
+    data_note_ = "; the first " + std::to_string(train.instances()) + " instances of the " +
+                 (data.finite() ? "finite source" : "stream") + " held in memory";
+  } else if (data.finite()) {
     for (Batch b = data.next(1 << 14); b.instances() > 0; b = data.next(1 << 14)) {
       if (train.instances() == 0) train = std::move(b);
       else train.append(b);
     }
     data_note_ = "; " + std::to_string(train.instances()) + " instances (one pass of the finite source) held in memory";
   } else {
-    train = data.next(options_.training_size);
+    train = data.next(ConventionalFmOptions::endless_training_size);
     data_note_ = "; the first " + std::to_string(train.instances()) + " instances of the stream held in memory";
   }
   if (train.instances() == 0) return finish(Status::failed, "the data source returned no training instances");

@@ -94,8 +94,11 @@ Schema ConventionalFmOptions::schema() {
   s.number("init_std", 0.1, "standard deviation of the initial factor entries").above(0.0);
   s.integer("max_iterations", 100, "epochs over the training set (the iteration budget: one iteration is one epoch)").at_least(1);
   s.number("tolerance", 1e-9, "stop when the relative change of (w, UU') in an epoch falls below this").at_least(0.0);
-  s.integer("training_size", 10000, "instances taken from an endless source as the training set (finite sources: all)")
-      .at_least(1);
+  s.integer("training_size", std::nullopt,
+            "instances of the training set: the first training_size of the source. Default: a whole pass of a finite "
+            "source, " + std::to_string(endless_training_size) + " of an endless one; more than a finite source holds is refused")
+      .at_least(1)
+      .make_nullable();
   s.renamed("passes", "max_iterations").renamed("train_size", "training_size");
   s.boolean("standardize", false,
             "learn on per-feature standardised x (training-set mean and std); the model is reported in raw "
@@ -116,7 +119,7 @@ ConventionalFmOptions::ConventionalFmOptions(const Params& p)
       init_std(p.number("init_std")),
       max_iterations(static_cast<int>(p.integer("max_iterations"))),
       tolerance(p.number("tolerance")),
-      training_size(p.integer("training_size")),
+      training_size(p.has("training_size") ? std::optional<Index>(p.integer("training_size")) : std::nullopt),
       standardize(p.boolean("standardize")),
       intercept(p.boolean("intercept") || standardize) {}
 
@@ -130,7 +133,7 @@ Json ConventionalFmOptions::to_json() const {
               {"init_std", init_std},
               {"max_iterations", max_iterations},
               {"tolerance", tolerance},
-              {"training_size", training_size},
+              {"training_size", training_size ? Json(*training_size) : Json(nullptr)},
               {"standardize", standardize},
               {"intercept", intercept}};
 }
@@ -141,7 +144,11 @@ Schema RidgeOptions::schema() {
   Schema s;
   s.number("l2", 1e-6, "L2 penalty λ (objective (1/2N)Σ(b + w'x − y)² + ½λ‖w‖², intercept unpenalised)").at_least(0.0);
   s.integer("batch_size", 10000, "instances added per iteration (each iteration re-solves exactly)").at_least(1);
-  s.integer("training_size", 100000, "instances taken from an endless source (finite sources: one pass)").at_least(1);
+  s.integer("training_size", std::nullopt,
+            "instances of the training set: the first training_size of the source. Default: a whole pass of a finite "
+            "source, " + std::to_string(endless_training_size) + " of an endless one; more than a finite source holds is refused")
+      .at_least(1)
+      .make_nullable();
   s.renamed("train_size", "training_size");
   s.boolean("standardize", false, "penalise the coefficients of standardised features (scale-invariant fit)");
   return s;
@@ -152,11 +159,12 @@ RidgeOptions::RidgeOptions() : RidgeOptions(Params(schema().defaults())) {}
 RidgeOptions::RidgeOptions(const Params& p)
     : l2(p.number("l2")),
       batch_size(p.integer("batch_size")),
-      training_size(p.integer("training_size")),
+      training_size(p.has("training_size") ? std::optional<Index>(p.integer("training_size")) : std::nullopt),
       standardize(p.boolean("standardize")) {}
 
 Json RidgeOptions::to_json() const {
-  return Json{{"l2", l2}, {"batch_size", batch_size}, {"training_size", training_size}, {"standardize", standardize}};
+  return Json{{"l2", l2}, {"batch_size", batch_size}, {"training_size", training_size ? Json(*training_size) : Json(nullptr)},
+              {"standardize", standardize}};
 }
 
 }  // namespace rankone::fm_subgaussian

@@ -58,10 +58,11 @@ struct ConventionalFmOptions {
   double init_std;       ///< entries of the initial U ~ N(0, init_std²)
   int max_iterations;    ///< epochs
   double tolerance;
-  Index training_size;   ///< instances taken from an endless source
+  std::optional<Index> training_size;  ///< none: a whole pass of a finite source, else endless_training_size
   bool standardize;
   bool intercept;        ///< also true when standardize is
 
+  static constexpr Index endless_training_size = 10000;  ///< the training set drawn from an endless source
   static Schema schema();
   ConventionalFmOptions();  ///< the schema's defaults
   explicit ConventionalFmOptions(const Params& p);
@@ -73,9 +74,10 @@ struct ConventionalFmOptions {
 struct RidgeOptions {
   double l2;
   Index batch_size;
-  Index training_size;  ///< instances taken from an endless source
+  std::optional<Index> training_size;  ///< none: a whole pass of a finite source, else endless_training_size
   bool standardize;     ///< penalise standardised coefficients (scikit-learn's scaler + ridge)
 
+  static constexpr Index endless_training_size = 100000;  ///< the training set drawn from an endless source
   static Schema schema();
   RidgeOptions();  ///< the schema's defaults
   explicit RidgeOptions(const Params& p);

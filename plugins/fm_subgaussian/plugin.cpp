@@ -36,16 +36,18 @@ FootprintModel alternating_footprint(bool zero_diagonal) {
   };
 }
 
-/// The training set (an endless source's training_size, or a whole pass, gathered with a 2× copy at the
-/// end) and two (ALS: three) dense d × N copies of its design; the zero-diagonal estimate's spectrum.
+/// The training set (training_size instances in one draw, or a whole pass of a finite source,
+/// gathered with a 2× copy at the end) and two (ALS: three) dense d × N copies of its design; the zero-diagonal estimate's spectrum.
 Footprint conventional_fm_footprint(const Params& p, const FootprintContext& c) {
   const DataFootprint& data = c.data;
-  const double n = data.training_instances > 0 ? data.training_instances : static_cast<double>(p.integer("training_size"));
+  const double n = p.has("training_size") ? served_instances(data, static_cast<double>(p.integer("training_size")))
+                   : data.training_instances > 0 ? data.training_instances
+                                                 : static_cast<double>(ConventionalFmOptions::endless_training_size);
   const double d = static_cast<double>(data.shape.d1);
   const double copies = p.string("solver") == "als" ? 3 : 2;
   Footprint f;
   f.add("training set of " + format_count(n) + " instances and its dense copies",
-        (data.training_instances > 0 ? 2 : 1) * batch_bytes(data, n) + copies * dense_bytes(d, n) + product_packing_bytes(d, n));
+        (!p.has("training_size") && data.training_instances > 0 ? 2 : 1) * batch_bytes(data, n) + copies * dense_bytes(d, n) + product_packing_bytes(d, n));
   f.add("spectrum of the zero-diagonal estimate (dense d × d)", dense_spectrum_bytes(d, d));
   f.data.zero_diagonal_model = true;
   return f;

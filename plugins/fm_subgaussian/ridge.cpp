@@ -30,14 +30,19 @@ void RidgeEstimator::start(DataSource& data, Rng&) {
 }
 
 double RidgeEstimator::iterate(DataSource& data) {
-  const Index budget = data.finite() ? std::numeric_limits<Index>::max() : options_.training_size;
+  const Index budget = options_.training_size.value_or(data.finite() ? std::numeric_limits<Index>::max()
+                                                                     : RidgeOptions::endless_training_size);
   const Index wanted = std::min(options_.batch_size, budget - count_);
   const Batch batch = wanted > 0 ? data.next(wanted) : Batch{};
   if (batch.instances() == 0) {
     if (count_ == 0) finish(Status::failed, "the data source returned no training instances");
+    else if (options_.training_size && count_ < *options_.training_size)
+      finish(Status::failed, "training_size " + std::to_string(*options_.training_size) +
+                                 " is larger than the finite training set of " + std::to_string(count_) +
+                                 " instances: lower it or leave it unset");
     else
       finish(Status::converged, "exact solution on " + std::to_string(count_) + " instances" +
-                                    (data.finite() ? " (one pass of the finite source)" : ""));
+                                    (options_.training_size ? " (training_size)" : data.finite() ? " (one pass of the finite source)" : ""));
     return -1.0;
   }
   // Chan et al.'s merge of (count, mean, centred scatter) with the batch's own statistics.

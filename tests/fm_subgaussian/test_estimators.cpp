@@ -134,6 +134,29 @@ TEST_CASE("fm fits conventional-FM data to the noise floor with SGD and ALS", "[
   CHECK(linear.test_rmse > 10 * 0.1);
 }
 
+TEST_CASE("fm and ridge learn from the first training_size instances of a finite source, and refuse more",
+          "[fm_subgaussian][fm][ridge][finite]") {
+  Json data = source("gaussian", "fm", 10, 2);
+  data["size"] = 1000;
+  const Outcome part = run(data, Json{{"name", "fm"}, {"rank", 2}, {"solver", "als"}, {"training_size", 300}, {"max_iterations", 2}}, 3);
+  CHECK(part.summary.status == Status::max_iterations);
+  CHECK_THAT(part.summary.message, Catch::Contains("the first 300 instances of the finite source held in memory"));
+  const Outcome whole = run(data, Json{{"name", "fm"}, {"rank", 2}, {"solver", "als"}, {"max_iterations", 2}}, 3);
+  CHECK_THAT(whole.summary.message, Catch::Contains("1000 instances (one pass of the finite source) held in memory"));
+  const Outcome too_many = run(data, Json{{"name", "fm"}, {"rank", 2}, {"training_size", 1001}}, 3);
+  CHECK(too_many.summary.status == Status::failed);
+  CHECK_THAT(too_many.summary.message,
+             Catch::Contains("training_size 1001 is larger than the finite training set of 1000 instances"));
+
+  const Outcome ridge_part = run(data, Json{{"name", "ridge"}, {"batch_size", 200}, {"training_size", 300}}, 3);
+  CHECK(ridge_part.summary.status == Status::converged);
+  CHECK_THAT(ridge_part.summary.message, Catch::Contains("exact solution on 300 instances"));
+  const Outcome ridge_too_many = run(data, Json{{"name", "ridge"}, {"training_size", 1001}}, 3);
+  CHECK(ridge_too_many.summary.status == Status::failed);
+  CHECK_THAT(ridge_too_many.summary.message,
+             Catch::Contains("training_size 1001 is larger than the finite training set of 1000 instances"));
+}
+
 TEST_CASE("ridge equals the dense normal-equation solution", "[fm_subgaussian][ridge]") {
   // Features with large means (mean 5, std 2) stress the streamed statistics; 7 batches of 700.
   Json data = source("gaussian", "fm", 12, 2);
