@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <rankone/rankone.hpp>
@@ -18,9 +19,9 @@ class @Name@ final : public IterativeEstimator {
   explicit @Name@(const Params& p)
       : IterativeEstimator(static_cast<int>(p.integer("max_iterations")), p.number("tolerance")),
         rank_(p.integer("rank")),
-        batch_size_(p.integer("batch_size")),
-        divergence_factor_(p.number("divergence_factor")),
-        reader_(BatchReader::optional(p, "passes").value_or(1)) {
+        requested_batch_size_(BatchReader::optional(p, "batch_size")),
+        requested_passes_(BatchReader::optional(p, "passes")),
+        divergence_factor_(p.number("divergence_factor")) {
     configure_stall(p);
   }
 
@@ -29,6 +30,14 @@ class @Name@ final : public IterativeEstimator {
     if (!data.sensing_operator().symmetric() || shape.d1 != shape.d2)
       return finish(Status::failed, "@name@ needs a symmetric operator (y = x'Mx), found a " +
                                         std::to_string(shape.d1) + " × " + std::to_string(shape.d2) + " problem");
+    // The shared finite-data rule: unset batch_size and passes follow a finite file's size (printed).
+    const BatchReader::Plan plan = BatchReader::choose(data, requested_batch_size_, requested_passes_, max_iterations_,
+                                                       10 * shape.d1 * rank_, "@name@");
+    batch_size_ = plan.batch_size;
+    reader_.allow_passes(plan.passes);
+    batch_note_ = plan.note;
+    if (const std::string why = BatchReader::refusal(data, batch_size_, "batch_size"); !why.empty())
+      return finish(Status::failed, why);
     // The spectral estimate of one batch: top-k eigenpairs of ½(𝒜'(y)/n − mean(y) I), and w = Σ y x / n.
     const Batch first = reader_.next(data, batch_size_);
     SpectralResult start = spectral_estimate(first, data.sensing_operator(), shape, rank_, /*first_order=*/true, rng);
@@ -38,6 +47,13 @@ class @Name@ final : public IterativeEstimator {
   }
 
   Estimate estimate() const override { return model_; }
+
+  /// The status, with how the batch was chosen when it came from the data.
+  Summary summary() const override {
+    Summary s = IterativeEstimator::summary();
+    if (!batch_note_.empty()) s.notes.push_back(batch_note_);
+    return s;
+  }
 
  protected:
   double iterate(DataSource& data) override {
@@ -80,15 +96,19 @@ class @Name@ final : public IterativeEstimator {
   }
 
   Index rank_;
-  Index batch_size_;
+  std::optional<Index> requested_batch_size_;  ///< none: from the data (BatchReader::choose)
+  std::optional<Index> requested_passes_;
   double divergence_factor_;
   BatchReader reader_;
+  Index batch_size_ = 0;  ///< resolved at start
+  std::string batch_note_;
   LowRankModel model_;
 };
 
 /// Two batches (the one in use and the one kept for the noise floor) and the factors.
 Footprint footprint(const Params& p, const FootprintContext& c) {
-  const double n = static_cast<double>(p.integer("batch_size"));
+  double n = static_cast<double>(BatchReader::footprint_batch_size(p));
+  if (c.data.training_instances > 0) n = std::min(n, c.data.training_instances);
   Footprint f;
   f.add("two batches of " + format_count(n) + " instances", 2 * batch_bytes(c.data, n));
   f.add("factors", dense_bytes(2.0 * static_cast<double>(c.data.shape.d1), static_cast<double>(p.integer("rank"))));
@@ -104,7 +124,7 @@ PluginDescriptor describe_plugin() {
   r.citation = "";  // the paper and equation it implements
   r.doc_page = "@name@.md";
   r.schema.integer("rank", 2, "rank k of the estimate").at_least(1);
-  r.schema.integer("batch_size", 2000, "instances per iteration (a fresh batch each time)").at_least(1);
+  BatchReader::declare_batch_size(r.schema, "instances per iteration (a fresh batch each time)");
   r.schema.integer("max_iterations", 30, "iteration budget").at_least(1);
   r.schema.number("tolerance", 1e-10, "stop when the relative change of M falls below this").at_least(0.0);
   BatchReader::declare_passes(r.schema);
