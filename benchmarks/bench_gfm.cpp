@@ -8,6 +8,8 @@
 
 #include <random>
 
+#include <Spectra/SymEigsSolver.h>
+
 #include "bench_support.hpp"
 
 using namespace rankone;
@@ -55,7 +57,7 @@ void BM_GfmIteration(benchmark::State& state) { gfm_iterations(state, 1); }
 /// The same on 1 or 2 threads, timed on the wall clock (the CPU time of the process grows with threads).
 void BM_GfmIterationThreads(benchmark::State& state) { gfm_iterations(state, static_cast<int>(state.range(0))); }
 
-/// The spectral start alone (block Krylov eigensolver on the moment estimate of one in-memory batch).
+/// The spectral start alone (Lanczos, Spectra, on the moment estimate of one in-memory batch).
 void BM_GfmStart(benchmark::State& state) {
   bench::ReplaySource source(bench::make<DataSource>(source_ref(), Kind::data_source), kBatch);
   source.open(1);
@@ -64,6 +66,33 @@ void BM_GfmStart(benchmark::State& state) {
     Rng rng(2);
     estimator->start(source, rng);
     if (estimator->summary().status != Status::running) state.SkipWithError(estimator->summary().message.c_str());
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+
+/// Spectra's SymEigsSolver called directly on the operator of the start (the moment estimate of
+/// the same batch, one vector per product), with gfm_one_pass's default start tolerance (1e-3) and
+/// Krylov dimension 2k + 1: the reference BM_GfmStart must not be slower than.
+void BM_SpectraStart(benchmark::State& state) {
+  auto source = bench::make<DataSource>(source_ref(), Kind::data_source);
+  source->open(1);
+  const Batch batch = source->next(kBatch);
+  const MomentMaps maps = moment_maps(batch, source->sensing_operator(), source->shape(), batch.y);
+  struct Op {
+    using Scalar = double;
+    const LinearMap* map;
+    Index rows() const { return kD; }
+    Index cols() const { return kD; }
+    void perform_op(const double* x, double* y) const {
+      Eigen::Map<Vector>(y, kD) = (*map)(Eigen::Map<const Matrix>(x, kD, 1)).col(0);
+    }
+  } op{&maps.times};
+  for (auto _ : state) {
+    Spectra::SymEigsSolver<Op> solver(op, kRank, 2 * kRank + 1);
+    solver.init();
+    solver.compute(Spectra::SortRule::LargestMagn, 300, 1e-3, Spectra::SortRule::LargestMagn);
+    if (solver.info() != Spectra::CompInfo::Successful) state.SkipWithError("Spectra did not converge");
+    benchmark::DoNotOptimize(solver.eigenvalues().data());
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
@@ -142,6 +171,7 @@ void BM_OnePassRun(benchmark::State& state) {
 BENCHMARK(BM_GfmIteration)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 BENCHMARK(BM_GfmIterationThreads)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->MinTime(3.0)->UseRealTime()->MeasureProcessCPUTime();
 BENCHMARK(BM_GfmStart)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_SpectraStart)->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(BM_DenseProducts)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 BENCHMARK(BM_GeneratorRate)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 BENCHMARK(BM_NaiveDesign)->Unit(benchmark::kMillisecond)->MinTime(3.0);

@@ -86,6 +86,14 @@ def main():
                   f"{cpu_seconds(iteration) * 1e3:.0f} ms vs {cpu_seconds(products) * 1e3:.0f} ms CPU"
                   if iteration and products else "BM_GfmIteration, BM_DenseProducts")
 
+    # 1b. The spectral start (Spectra's Lanczos through top_k_symmetric) against Spectra called directly
+    #     on the same operator and tolerance; the start also averages w and builds the estimator.
+    start, spectra = find(gfm, "BM_GfmStart"), find(gfm, "BM_SpectraStart")
+    report.target("gfm_one_pass spectral start / Spectra on the same operator and tolerance (d=1000, k=10)",
+                  cpu_seconds(start) / cpu_seconds(spectra) if start and spectra else None, 1.1, False,
+                  f"{cpu_seconds(start) * 1e3:.0f} ms vs {cpu_seconds(spectra) * 1e3:.0f} ms CPU"
+                  if start and spectra else "BM_GfmStart, BM_SpectraStart")
+
     # 2. The whole one-pass run against the generator alone, and the generator against the naive sampler.
     run, generator, naive_design = find(gfm, "BM_OnePassRun/30"), find(gfm, "BM_GeneratorRate"), find(gfm, "BM_NaiveDesign")
     if run and generator:

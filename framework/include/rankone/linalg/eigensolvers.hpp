@@ -1,6 +1,6 @@
 #pragma once
-/// \file Top-k eigen- and singular pairs of matrix-free linear operators (block subspace iteration
-/// with Rayleigh–Ritz), with a dense solver for small problems.
+/// \file Top-k eigen- and singular pairs of matrix-free linear operators (Spectra's implicitly
+/// restarted Lanczos), with a dense solver for small problems.
 #include <functional>
 
 #include "rankone/core/rng.hpp"
@@ -12,16 +12,17 @@ namespace rankone {
 using LinearMap = std::function<Matrix(const Matrix&)>;
 
 struct EigenOptions {
-  int max_iterations = 300;
-  double tolerance = 1e-10;  ///< relative change of the Ritz values between iterations
-  Index oversampling = 8;    ///< extra columns carried to speed convergence
+  int max_iterations = 300;  ///< Lanczos restarts
+  double tolerance = 1e-10;  ///< Ritz residual relative to |θ_i| (Spectra's test; see eigensolvers.cpp)
+  Index lanczos_vectors = 0; ///< Krylov dimension (Spectra's ncv); 0: max(2k + 1, 20), at most the dimension
   Index dense_below = 200;   ///< form the matrix densely when the dimension is at most this
 };
 
 struct EigenResult {
   Vector values;   ///< k values, ordered by decreasing |value|
   Matrix vectors;  ///< d × k, orthonormal columns
-  int iterations = 0;
+  int iterations = 0;  ///< Lanczos restarts (0: the dense path)
+  int products = 0;    ///< single-vector products with the operator
   bool converged = false;
 };
 
@@ -32,7 +33,8 @@ struct SvdResult {
   Vector values;  ///< k singular values, decreasing
   Matrix left;    ///< d1 × k
   Matrix right;   ///< d2 × k
-  int iterations = 0;
+  int iterations = 0;  ///< Lanczos restarts (0: the dense path)
+  int products = 0;    ///< single-vector products with the Gram operator (each: one A and one A')
   bool converged = false;
 };
 
@@ -41,10 +43,10 @@ SvdResult top_k_singular(const LinearMap& apply, const LinearMap& apply_transpos
                          Rng& rng, const EigenOptions& opts = {});
 
 /// The peak bytes `top_k_singular` (or `top_k_symmetric`, d1 = d2) holds, for memory footprints:
-/// the Krylov blocks (about 25 matrices of max(d1, d2) × (k + oversampling)), or on the dense path
-/// the formed d1 × d2 matrix with its decomposition (about four of it) and the map applied to an
-/// identity. `bytes_per_column` is what applying the map to one column allocates (2 × 8 bytes per
-/// instance for a sensing adjoint: its weights and projections, an n × b block for b columns).
+/// the Lanczos basis (about three min(d1, d2) × ncv matrices) and the k vectors of each side, or on
+/// the dense path the formed d1 × d2 matrix with its decomposition (about four of it) and the map
+/// applied to an identity. `bytes_per_column` is what applying the map to one column allocates
+/// (2 × 8 bytes per instance for a sensing adjoint: its weights and projections).
 double eigensolver_bytes(Index d1, Index d2, Index k, double bytes_per_column, const EigenOptions& opts = {});
 
 /// Thin QR: the orthonormal factor Q (d × k) of X (Householder).
