@@ -19,6 +19,9 @@ namespace {
 constexpr Index kD = 1000;
 constexpr Index kRank = 10;
 constexpr Index kBatch = 20000;
+/// The FLOPs of the four products of one fused iteration (docs/PERFORMANCE.md): X'[U V w] (2k + 1
+/// columns), X·[diag(r) X'U, r] (k + 1), X'U_new (k) and X·diag(r) X'U_new (k), 2·d·n each column.
+constexpr double kIterationFlops = 2.0 * kD * kBatch * (2 * kRank + 1 + kRank + 1 + kRank + kRank);
 
 Json source_ref() {
   return Json{{"name", "synthetic"},
@@ -43,12 +46,17 @@ void gfm_iterations(benchmark::State& state, int threads) {
   Rng rng(2);
   estimator->start(source, rng);
   for (auto _ : state) {
+    state.PauseTiming();
+    source.stage();  // the batch copy a replayed stream needs is not the iteration's
+    state.ResumeTiming();
     if (!estimator->step(source)) {
       state.SkipWithError(("estimator stopped: " + estimator->summary().message).c_str());
       break;
     }
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
+  state.counters["flops"] = benchmark::Counter(kIterationFlops * static_cast<double>(state.iterations()),
+                                               benchmark::Counter::kIsRate);
 }
 
 /// One gfm_one_pass iteration (residual, G U, QR, G U_new, w update) on a d = 1000, n = 20 000 batch.
@@ -97,6 +105,34 @@ void BM_SpectraStart(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
 
+/// The iteration's own four products, as its fused path calls them (rankone/linalg/blocked_products.hpp,
+/// one thread): P = X'[U V w], X·[diag(r) P_U, r], X'U_new, X·diag(r) X'U_new. The reference of the
+/// iteration (its step beside them) and of the machine (their FLOP rate beside BM_PeakFma).
+void BM_GfmProducts(benchmark::State& state) {
+  Rng rng(3);
+  Matrix X(kD, kBatch);
+  rng.fill_normal(X.data(), X.size());
+  Matrix UVw(kD, 2 * kRank + 1), U_new(kD, kRank);
+  rng.fill_normal(UVw.data(), UVw.size());
+  rng.fill_normal(U_new.data(), U_new.size());
+  Vector r(kBatch);
+  rng.fill_normal(r.data(), r.size());
+  for (auto _ : state) {
+    const Matrix P = blocked_transpose_times(X, UVw, 1);  // n × (2k + 1)
+    Matrix W(kBatch, kRank + 1);
+    W.leftCols(kRank) = r.asDiagonal() * P.leftCols(kRank);
+    W.col(kRank) = r;
+    const Matrix A = blocked_times(X, W, 1);                    // d × (k + 1): G U and X r
+    const Matrix Q = blocked_transpose_times(X, U_new, 1);      // n × k
+    const Matrix B = blocked_times(X, r.asDiagonal() * Q, 1);   // d × k: G U_new
+    benchmark::DoNotOptimize(A.data());
+    benchmark::DoNotOptimize(B.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+  state.counters["flops"] = benchmark::Counter(kIterationFlops * static_cast<double>(state.iterations()),
+                                               benchmark::Counter::kIsRate);
+}
+
 /// The products an iteration cannot avoid, with Eigen on the same shapes: P = Xᵀ[U V] (for the
 /// residual), X·diag(r)·(XᵀU) reusing P, X r (the w update), then Xᵀ U_new and X·diag(r)·(Xᵀ U_new).
 void BM_DenseProducts(benchmark::State& state) {
@@ -120,6 +156,10 @@ void BM_DenseProducts(benchmark::State& state) {
     benchmark::DoNotOptimize(GV.data());
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
+  // Five products (X r on its own): 2·d·n·(2k + k + 1 + k + k).
+  state.counters["flops"] = benchmark::Counter(2.0 * kD * kBatch * (2 * kRank + kRank + 1 + kRank + kRank) *
+                                                   static_cast<double>(state.iterations()),
+                                               benchmark::Counter::kIsRate);
 }
 
 /// The synthetic generator alone: 20 000 Gaussian designs of dimension 1000 and their responses.
@@ -172,6 +212,7 @@ BENCHMARK(BM_GfmIteration)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 BENCHMARK(BM_GfmIterationThreads)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->MinTime(3.0)->UseRealTime()->MeasureProcessCPUTime();
 BENCHMARK(BM_GfmStart)->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(BM_SpectraStart)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_GfmProducts)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 BENCHMARK(BM_DenseProducts)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 BENCHMARK(BM_GeneratorRate)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 BENCHMARK(BM_NaiveDesign)->Unit(benchmark::kMillisecond)->MinTime(3.0);

@@ -1,5 +1,7 @@
 // Reference rates of the machine and the building blocks every estimator uses (docs/PERFORMANCE.md):
-// - the machine: Eigen GEMM on large square matrices (FLOP/s) and a STREAM-style triad (bytes/s);
+// - the machine: its FMA peak (a register-only loop in the widest FMA instructions the CPU has,
+//   whatever the build's RANKONE_ARCH), Eigen GEMM on large square matrices (FLOP/s) and a
+//   STREAM-style triad (bytes/s);
 // - the generators: Rng::fill_normal beside the naive std::normal_distribution + std::mt19937_64,
 //   and every registered sampler's generation rate (coordinates per second);
 // - the sensing operators: forward and adjoint products on dense Gaussian designs (d = 1000,
@@ -8,6 +10,9 @@
 //   cmake --build build --target bench_references && build/bin/bench_references
 #include <benchmark/benchmark.h>
 
+#include <immintrin.h>
+
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -16,6 +21,46 @@
 using namespace rankone;
 
 namespace {
+
+/// Independent FMA chains in registers: 12 accumulators cover the FMA latency (4 cycles) on two
+/// FMA ports. Compiled for the instruction set by a target attribute, so that a portable build still
+/// measures the core's peak; `rounds` × 12 × lanes × 2 FLOPs per call.
+#define RANKONE_FMA_CHAINS(VEC, SET1, FMA)                                  \
+  VEC acc[12];                                                             \
+  for (int c = 0; c < 12; ++c) acc[c] = SET1(1.0 + 1e-3 * c);              \
+  const VEC a = SET1(0.999999999), b = SET1(1e-9);                         \
+  for (long r = 0; r < rounds; ++r)                                        \
+    for (int c = 0; c < 12; ++c) acc[c] = FMA(acc[c], a, b);               \
+  double lanes[sizeof(VEC) / sizeof(double)];                              \
+  double sum = 0.0;                                                        \
+  for (int c = 0; c < 12; ++c) {                                           \
+    std::memcpy(lanes, &acc[c], sizeof(VEC));                              \
+    sum += lanes[0];                                                       \
+  }                                                                        \
+  return sum;
+
+__attribute__((target("avx512f"))) double fma_peak_512(long rounds) {
+  RANKONE_FMA_CHAINS(__m512d, _mm512_set1_pd, _mm512_fmadd_pd)
+}
+__attribute__((target("avx2,fma"))) double fma_peak_256(long rounds) {
+  RANKONE_FMA_CHAINS(__m256d, _mm256_set1_pd, _mm256_fmadd_pd)
+}
+#undef RANKONE_FMA_CHAINS
+
+/// The core's double-precision FMA peak (FLOP/s per core): AVX-512 if the CPU has it, else AVX2+FMA.
+void BM_PeakFma(benchmark::State& state) {
+  constexpr long kRounds = 1 << 20;
+  const bool wide = __builtin_cpu_supports("avx512f");
+  if (!wide && !__builtin_cpu_supports("fma")) {
+    state.SkipWithError("the CPU has no FMA instructions");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(wide ? fma_peak_512(kRounds) : fma_peak_256(kRounds));
+  const double lanes = wide ? 8.0 : 4.0;
+  state.counters["flops"] = benchmark::Counter(static_cast<double>(state.iterations()) * kRounds * 12 * lanes * 2,
+                                               benchmark::Counter::kIsRate);
+  state.SetLabel(wide ? "avx512f" : "avx2+fma");
+}
 
 /// Eigen's GEMM on n × n matrices: the machine's dense FLOP rate (2n³ per product).
 void BM_Gemm(benchmark::State& state) {
@@ -155,6 +200,7 @@ void BM_OperatorAdjointOneHot(benchmark::State& s) { operator_adjoint(s, entry_s
 
 }  // namespace
 
+BENCHMARK(BM_PeakFma)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 BENCHMARK(BM_Gemm)->Arg(2000)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_StreamTriad)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_NaiveNormal)->Unit(benchmark::kMillisecond)->MinTime(2.0);

@@ -184,7 +184,9 @@ void Registry::load_library(const std::filesystem::path& file) {
   const std::string fingerprint = lib.get_alias<PluginProbeString>("rankone_plugin_fingerprint")();
   if (fingerprint != core_build_fingerprint())
     throw PluginError("build fingerprint mismatch in " + canonical.string() + ":\n  library: " + fingerprint +
-                      "\n  core:    " + core_build_fingerprint() + "\nrebuild the plugin with the same compiler and libraries");
+                      "\n  core:    " + core_build_fingerprint() +
+                      "\nrebuild the plugin with the same compiler, libraries and instruction set (RANKONE_ARCH, "
+                      "docs/PERFORMANCE.md#instruction-set)");
 
   PluginDescriptor descriptor;
   try {

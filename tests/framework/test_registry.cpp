@@ -59,6 +59,14 @@ TEST_CASE("a build fingerprint mismatch names the library and both fingerprints"
   CHECK_THAT(msg, Catch::Contains(core_build_fingerprint()));
 }
 
+TEST_CASE("a plugin compiled for another instruction set is refused, naming both", "[registry]") {
+  const std::string msg = load_error(bad_dir / "libbad_isa_mismatch.so");
+  CHECK_THAT(msg, Catch::Contains("libbad_isa_mismatch.so"));
+  CHECK_THAT(msg, Catch::Contains(core_build_fingerprint()));
+  CHECK_THAT(msg, Catch::Contains(";isa="));
+  CHECK(std::string(core_build_fingerprint()).find(";isa=") != std::string::npos);
+}
+
 TEST_CASE("a duplicate name names both libraries", "[registry]") {
   const std::string msg = load_error(bad_dir / "libbad_duplicate_name.so");
   CHECK_THAT(msg, Catch::Contains("duplicate plugin name 'gaussian'"));

@@ -41,14 +41,29 @@ inline constexpr int kPluginApiVersion = 4;
 #define RANKONE_SANITIZE_FINGERPRINT ""
 #endif
 
+/// The instruction set the code was compiled for (RANKONE_ARCH): it sets Eigen's vector width and
+/// alignment, and which arithmetic (FMA or not) every product uses.
+#if defined(__AVX512F__)
+#define RANKONE_ISA_FINGERPRINT ";isa=avx512f"
+#elif defined(__AVX2__) && defined(__FMA__)
+#define RANKONE_ISA_FINGERPRINT ";isa=avx2+fma"
+#elif defined(__AVX2__)
+#define RANKONE_ISA_FINGERPRINT ";isa=avx2"
+#elif defined(__AVX__)
+#define RANKONE_ISA_FINGERPRINT ";isa=avx"
+#else
+#define RANKONE_ISA_FINGERPRINT ";isa=sse2"
+#endif
+
 /// Everything that must agree between the core and a plugin for C++ objects (Eigen matrices with
 /// their alignment, std::string, std::function) to cross the library boundary safely.
 #define RANKONE_BUILD_FINGERPRINT                                                                 \
   "gcc-abi=" RANKONE_STRINGIFY(__GXX_ABI_VERSION) ";cxx11-abi=" RANKONE_STRINGIFY(                \
       _GLIBCXX_USE_CXX11_ABI) ";eigen=" RANKONE_STRINGIFY(EIGEN_WORLD_VERSION) "." RANKONE_STRINGIFY( \
       EIGEN_MAJOR_VERSION) "." RANKONE_STRINGIFY(EIGEN_MINOR_VERSION) ";eigen-align=" RANKONE_STRINGIFY(   \
-      EIGEN_MAX_ALIGN_BYTES) ";json=" RANKONE_STRINGIFY(NLOHMANN_JSON_VERSION_MAJOR) "." RANKONE_STRINGIFY( \
-      NLOHMANN_JSON_VERSION_MINOR) ";boost=" RANKONE_STRINGIFY(BOOST_VERSION) RANKONE_SANITIZE_FINGERPRINT
+      EIGEN_MAX_ALIGN_BYTES) ";eigen-static-align=" RANKONE_STRINGIFY(EIGEN_MAX_STATIC_ALIGN_BYTES) ";json=" RANKONE_STRINGIFY(NLOHMANN_JSON_VERSION_MAJOR) "." RANKONE_STRINGIFY( \
+      NLOHMANN_JSON_VERSION_MINOR) ";boost=" RANKONE_STRINGIFY(BOOST_VERSION) RANKONE_ISA_FINGERPRINT \
+      RANKONE_SANITIZE_FINGERPRINT
 
 /// The fingerprint the core library was built with.
 const char* core_build_fingerprint();
