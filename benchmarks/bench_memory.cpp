@@ -47,8 +47,9 @@ int one_pass_run(Index samples) {
   return iterations;
 }
 
-/// Runs `one_pass_run(samples)` in a child process and returns the child's peak RSS in KiB.
-long peak_rss_kib(Index samples) {
+/// Runs `one_pass_run(samples)` in a child process and returns the child's resource usage: its
+/// peak RSS, and its page faults and kernel time (what allocating fresh batches would cost).
+rusage child_usage(Index samples) {
   const pid_t pid = fork();
   if (pid < 0) {
     std::perror("fork");
@@ -65,8 +66,10 @@ long peak_rss_kib(Index samples) {
     std::fprintf(stderr, "bench_memory: the run over %lld samples failed\n", static_cast<long long>(samples));
     std::exit(1);
   }
-  return usage.ru_maxrss;
+  return usage;
 }
+
+double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); }
 
 }  // namespace
 
@@ -87,10 +90,17 @@ int main(int argc, char** argv) {
   if (samples.empty()) samples = {100000, 10000000};
   Json out{{"d", kD}, {"rank", kRank}, {"batch_size", kBatch}, {"runs", Json::array()}};
   for (Index n : samples) {
-    const long kib = peak_rss_kib(n);
-    std::printf("one-pass run, %lld samples: peak RSS %.1f MiB\n", static_cast<long long>(n), kib / 1024.0);
+    const rusage usage = child_usage(n);
+    const long kib = usage.ru_maxrss;
+    const double user = seconds(usage.ru_utime), system = seconds(usage.ru_stime);
+    std::printf("one-pass run, %lld samples: peak RSS %.1f MiB, %ld page faults, kernel %.2f s of %.2f s CPU\n",
+                static_cast<long long>(n), kib / 1024.0, usage.ru_minflt + usage.ru_majflt, system, user + system);
     std::fflush(stdout);
-    out["runs"].push_back(Json{{"samples", n}, {"peak_rss_kib", kib}});
+    out["runs"].push_back(Json{{"samples", n},
+                               {"peak_rss_kib", kib},
+                               {"page_faults", usage.ru_minflt + usage.ru_majflt},
+                               {"user_seconds", user},
+                               {"system_seconds", system}});
   }
   if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
   return 0;

@@ -110,6 +110,12 @@ def main():
                       f"{items_per_cpu_second(run):.0f} vs {items_per_cpu_second(generator):.0f} samples per CPU s")
     else:
         report.target("one-pass run throughput / generator alone", None, 0.5, True, "BM_OnePassRun, BM_GeneratorRate")
+    prefetched = find(gfm, "BM_OnePassRunPrefetch/30")
+    report.target("one-pass run with prefetch (2 threads, wall clock) / generator alone",
+                  prefetched["items_per_second"] / (generator["items_per_second"] * cpu_seconds(generator) / real_seconds(generator))
+                  if prefetched and generator else None, 0.8, True,
+                  f"{prefetched['items_per_second']:.0f} vs {generator['items_per_second'] * cpu_seconds(generator) / real_seconds(generator):.0f} samples per wall s"
+                  if prefetched and generator else "BM_OnePassRunPrefetch/30, BM_GeneratorRate")
     naive, fill = find(refs, "BM_NaiveNormal"), find(refs, "BM_FillNormal")
     report.target("normal generator Rng::fill_normal / naive sampler (std::normal_distribution + mt19937_64)",
                   items_per_cpu_second(fill) / items_per_cpu_second(naive) if naive and fill else None, 3.0, True,
@@ -135,6 +141,12 @@ def main():
         report.target("peak RSS, 10^7 / 10^5 samples (one-pass run, d=1000)",
                       long / short if short and long else None, 2.0, False,
                       f"{long / 1024:.0f} MiB vs {short / 1024:.0f} MiB" if short and long else "runs missing")
+        run = next((r for r in json.loads(memory_path.read_text())["runs"] if r["samples"] == 10000000), None)
+        cpu = run["user_seconds"] + run["system_seconds"] if run and "system_seconds" in run else 0
+        report.target("kernel CPU (page faults) / the run's CPU (one-pass run, 10^7 samples, d=1000)",
+                      run["system_seconds"] / cpu if cpu > 0 else None, 0.02, False,
+                      f"{run['system_seconds']:.2f} s of {cpu:.2f} s, {run['page_faults']} page faults"
+                      if cpu > 0 else "bench_memory.json without system_seconds")
     else:
         report.target("peak RSS, 10^7 / 10^5 samples", None, 2.0, False, "bench_memory.json")
 
@@ -144,6 +156,16 @@ def main():
         report.info("gfm iteration speed-up, 2 threads vs 1 (wall time)",
                     f"{real_seconds(one) / real_seconds(two):.2f} × ({real_seconds(one) * 1e3:.0f} ms → "
                     f"{real_seconds(two) * 1e3:.0f} ms)")
+    # 5b. A whole `rankone run` of One-Pass gFM against numpy doing the same on one thread.
+    numpy_path = results / "numpy_gfm.json"
+    if numpy_path.exists():
+        data = json.loads(numpy_path.read_text())
+        ours, theirs = sorted(data["rankone_cpu_seconds"]), sorted(data["numpy_cpu_seconds"])
+        ours_m, theirs_m = ours[len(ours) // 2], theirs[len(theirs) // 2]
+        report.target("whole rankone run of One-Pass gFM (d=100, k=3, n=20kd, T=15): numpy CPU / rankone CPU",
+                      theirs_m / ours_m, 10.0, True, f"{ours_m:.3f} s vs {theirs_m:.3f} s CPU, medians")
+    else:
+        report.target("whole rankone run of One-Pass gFM vs numpy", None, 10.0, True, "numpy_gfm.json")
     # 6. Trial isolation against in-process runs of the same study, pair by pair.
     isolation_path = results / "isolation_overhead.json"
     if isolation_path.exists():

@@ -184,7 +184,11 @@ void IterativeEstimator::record_fresh_fit(double fit, const std::string& measure
                                           const DataSource& data) {
   record_fit(fit, measure);
   fresh_fits_.push_back(fit);
-  if (data.truth() == nullptr) return;  // no floor to measure: do not keep the batch
+  if (data.truth() == nullptr) {  // no floor to measure: do not keep the batch, lend its memory back
+    data.recycle(std::move(batch));
+    return;
+  }
+  if (!floor_batch_.empty()) data.recycle(std::move(floor_batch_));  // the previous floor batch
   floor_batch_ = std::move(batch);
   floor_source_ = &data;
   floor_on_ = FloorData::fresh_batch;

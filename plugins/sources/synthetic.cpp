@@ -56,6 +56,7 @@ Vector spectrum(const SyntheticConfig& c) {
 /// `total` designs once filled: sized on the first call, so each design is copied exactly once.
 void copy_designs(const DesignSide& from, Index first, Index n, Index at, Index total, DesignSide& to) {
   if (at == 0) {
+    if (from.kind != DesignSide::Kind::dense && from.kind != DesignSide::Kind::index) to = DesignSide{};  // appended to
     to.kind = from.kind;
     to.dim = from.dim;
     to.scale = from.scale;
@@ -130,6 +131,7 @@ SyntheticSource::~SyntheticSource() = default;
 ProblemShape SyntheticSource::shape() const { return {config_.d1, config_.d2, op_->symmetric()}; }
 
 void SyntheticSource::open(std::uint64_t seed) {
+  prefetcher_.reset();  // first: its worker reads the truth and the seed this call replaces
   Rng truth_rng(derive_seed(seed, "truth"));
   truth_ = plant_truth(config_, truth_rng);
   opened_ = true;
@@ -141,6 +143,11 @@ void SyntheticSource::open(std::uint64_t seed) {
   position_ = 0;
   cached_chunk_ = -1;
   cached_ = Batch{};
+  if (config_.prefetch > 0) {
+    const Index chunks = config_.size ? (*config_.size + kChunk - 1) / kChunk : -1;
+    prefetcher_ = std::make_unique<ChunkPrefetcher>([this](Index c) { return draw_chunk(c); }, chunks,
+                                                    (config_.prefetch + kChunk - 1) / kChunk + 1);
+  }
 }
 
 Batch SyntheticSource::draw(Rng& rng, Index n, bool test) const {
@@ -167,11 +174,15 @@ Batch SyntheticSource::draw(Rng& rng, Index n, bool test) const {
   return b;
 }
 
+Batch SyntheticSource::draw_chunk(Index c) const {
+  Rng rng(derive_seed(train_seed_, "chunk/" + std::to_string(c)));
+  const Index n = config_.size ? std::min(kChunk, *config_.size - c * kChunk) : kChunk;
+  return draw(rng, n, /*test=*/false);
+}
+
 const Batch& SyntheticSource::chunk(Index c) {
   if (c != cached_chunk_) {
-    Rng rng(derive_seed(train_seed_, "chunk/" + std::to_string(c)));
-    const Index n = config_.size ? std::min(kChunk, *config_.size - c * kChunk) : kChunk;
-    cached_ = draw(rng, n, /*test=*/false);
+    cached_ = prefetcher_ ? prefetcher_->take(c) : draw_chunk(c);
     cached_chunk_ = c;
   }
   return cached_;
@@ -194,7 +205,8 @@ Batch SyntheticSource::produce(Index n) {
   if (!opened_) throw std::logic_error("synthetic source: next() called before open()");
   const Index wanted = config_.size ? std::min(n, *config_.size - position_) : n;
   if (wanted <= 0) return empty_batch();
-  Batch out;
+  Batch out = take_spare();  // a recycled batch's buffers: no allocation when the size repeats
+  out.right.reset();
   // With full_labels every instance carries all d2 labels, stored label-major: y(i + n·j).
   const Index labels = config_.full_labels ? config_.d2 : 1;
   out.y.resize(wanted * labels);
@@ -298,6 +310,7 @@ SyntheticConfig read_config(const Params& p, const SensingOperator& op, const st
   c.full_labels = p.boolean("full_labels");
   c.test_noise = p.boolean("test_noise");
   if (p.has("size")) c.size = p.integer("size");
+  c.prefetch = p.integer("prefetch");
 
   const std::string truth = p.string("truth");
   const std::string op_text = "operator '" + operator_name + "'";
@@ -421,6 +434,10 @@ Footprint synthetic_footprint(const Params& p, const FootprintContext& ctx) {
   }
   f.add("cached chunk of " + std::to_string(SyntheticSource::kChunk) + " instances",
         static_cast<double>(SyntheticSource::kChunk) * f.data.instance_bytes);
+  if (const Index ahead = p.integer("prefetch"); ahead > 0)  // the window: whole chunks, one more
+    f.add("prefetched instances",
+          static_cast<double>(((ahead + SyntheticSource::kChunk - 1) / SyntheticSource::kChunk + 1) * SyntheticSource::kChunk) *
+              f.data.instance_bytes);
   return f;
 }
 
@@ -477,6 +494,11 @@ Registration synthetic_registration() {
   s.boolean("test_noise", false, "apply noise and flips to the test labels too (default: clean test labels)");
   s.integer("size", std::nullopt, "a finite training set of this many instances; default endless").make_nullable()
       .at_least(1);
+  s.integer("prefetch", 0,
+            "training instances drawn ahead on a second thread while the estimator works (e.g. its batch_size; "
+            "0: none). Instances depend only on their position, so results are unchanged; it costs a second "
+            "core and the memory of that many instances")
+      .at_least(0);
   r.example = {{"d", 10}};
   r.factory = make_synthetic;
   r.footprint = synthetic_footprint;

@@ -11,6 +11,7 @@
 #include "rankone/interfaces/data_source.hpp"
 #include "rankone/interfaces/sampler.hpp"
 #include "rankone/plugin/registry.hpp"
+#include "chunk_prefetcher.hpp"
 
 namespace rankone::sources {
 
@@ -52,6 +53,7 @@ struct SyntheticConfig {
   bool full_labels = false;  ///< training instances observe every right index (full observation)
   bool test_noise = false;
   std::optional<Index> size;  ///< finite training set of this many instances
+  Index prefetch = 0;  ///< training instances drawn ahead on a second thread (0: none)
 };
 
 /// A reproducible stream of synthetic measurements.
@@ -59,7 +61,8 @@ struct SyntheticConfig {
 /// Three independent random streams derive from the `open` seed: "truth" (M*, w*), "test" (the
 /// held-out set) and "train". The training stream is cut into fixed chunks of `kChunk` instances,
 /// chunk c drawn from its own seed, so instance i depends only on (seed, i): the same instances
-/// come out whatever batch sizes are requested, and `rewind` replays a finite source exactly.
+/// come out whatever batch sizes are requested, and `rewind` replays a finite source exactly. The
+/// same property lets `prefetch` draw the next chunks on a second thread with unchanged results.
 class SyntheticSource final : public DataSource {
  public:
   static constexpr Index kChunk = 256;
@@ -90,6 +93,8 @@ class SyntheticSource final : public DataSource {
   /// A test draw may pair each instance with every label, and is noise-free unless `test_noise`.
   Batch draw(Rng& rng, Index n, bool test) const;
   const Batch& chunk(Index c);
+  /// Training chunk c, from its own seed (a pure function of c: safe on the prefetch thread).
+  Batch draw_chunk(Index c) const;
   Batch empty_batch() const;
 
   SyntheticConfig config_;
@@ -105,6 +110,7 @@ class SyntheticSource final : public DataSource {
   Index position_ = 0;  ///< next training instance
   Index cached_chunk_ = -1;
   Batch cached_;
+  std::unique_ptr<ChunkPrefetcher> prefetcher_;  ///< last: stops before what its draws use goes
 };
 
 /// The planted M* and w* of a configuration, drawn from `rng`.

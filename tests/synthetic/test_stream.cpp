@@ -198,3 +198,51 @@ TEST_CASE("single_label: label indices on the right, every label in the test set
     for (Index i = 0; i < n_test; ++i)
       CHECK(t.y(i + n_test * j) == (t.left.dense.col(i).dot(W.col(j)) >= 0.0 ? 1.0 : -1.0));
 }
+
+TEST_CASE("prefetch on a second thread gives the same stream, through rewinds and the end", "[synthetic][prefetch]") {
+  // Endless, Gaussian designs with a non-symmetric operator and noise: every random part is drawn.
+  const Json endless = {{"d", 6}, {"rank", 2}, {"noise_std", 0.3}};
+  Json ahead = endless;
+  ahead["prefetch"] = 700;
+  const auto plain = opened(endless, 11);
+  const auto prefetched = opened(ahead, 11);
+  for (const Index n : {Index{1}, Index{255}, Index{700}, Index{3000}, Index{17}}) {
+    CAPTURE(n);
+    CHECK(same_batch(plain->next(n), prefetched->next(n)));
+  }
+  // Finite: a pass, the end, a rewind, a second pass in other pieces; then a re-open with a new seed.
+  Json finite = endless;
+  finite["size"] = 2000;
+  Json finite_ahead = finite;
+  finite_ahead["prefetch"] = 300;
+  const auto f_plain = opened(finite, 12);
+  const auto f_ahead = opened(finite_ahead, 12);
+  const Batch first = f_plain->next(1500);
+  CHECK(same_batch(first, f_ahead->next(1500)));
+  CHECK(same_batch(f_plain->next(1500), f_ahead->next(1500)));  // the last 500
+  CHECK(f_ahead->next(10).empty());
+  f_plain->rewind();
+  f_ahead->rewind();
+  CHECK(same_batch(f_plain->next(2000), concatenated({f_ahead->next(999), f_ahead->next(1001)})));
+  f_ahead->open(13);
+  CHECK(same_batch(opened(finite, 13)->next(2000), f_ahead->next(2000)));
+}
+
+TEST_CASE("a recycled batch lends its buffers to the next one, never its content", "[synthetic][recycle]") {
+  const Json params = {{"d", 9}, {"rank", 2}, {"noise_std", 0.1}};
+  const auto a = opened(params, 14);
+  const auto b = opened(params, 14);
+  Batch first = a->next(500);
+  CHECK(same_batch(first, b->next(500)));
+  const double* designs = first.left.dense.data();
+  const double* responses = first.y.data();
+  a->recycle(std::move(first));
+  const Batch second = a->next(500);
+  CHECK(second.left.dense.data() == designs);  // the same memory, refilled: no allocation
+  CHECK(second.y.data() == responses);
+  CHECK(same_batch(second, b->next(500)));     // with the stream's next instances
+  // Another size still comes out right (the buffers are resized).
+  Batch third = a->next(300);
+  a->recycle(std::move(third));
+  CHECK(same_batch(a->next(700), b->next(1000).slice(300, 700)));
+}
