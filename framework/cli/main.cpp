@@ -27,6 +27,7 @@
 #include "rankone/store/selection.hpp"
 #include "rankone/store/summary.hpp"
 
+#include "baseline_libm.hpp"
 #include "isolation.hpp"
 #include "signals.hpp"
 #include "models.hpp"
@@ -631,6 +632,7 @@ int cmd_predict(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  rankone::cli::pin_baseline_libm(argv);  // portable builds only: the same libm on every machine
   // A trial host is started by `rankone run` (or an MPI rank) and is never an MPI process itself.
   if (argc == 2 && std::string(argv[1]) == "trial-host") return isolation::trial_host_main();
   try {

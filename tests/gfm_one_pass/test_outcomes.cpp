@@ -104,7 +104,8 @@ TEST_CASE("gfm_one_pass at n = 1.5·k·d (k = 10, d = 100): below the no-skill f
   CHECK(r.summary.fit < 1.0);
   CHECK(r.summary.fit_floor == Approx(0.0).margin(1e-12));
   CHECK_THAT(r.summary.message, Contains("stopped far from a fit: relative residual"));
-  CHECK_THAT(r.summary.message, Contains("the truth's own is 0 (noise floor)"));
+  // 0, or rounding (≈ 1e-16) where the truth's responses and its fit take different product paths (FMA builds).
+  CHECK_THAT(r.summary.message, Catch::Matches(".*the truth's own is (0|[0-9.]+e-1[4-9]) \\(noise floor\\).*"));
   CHECK_THAT(r.summary.message, Contains("batch of 1500 rows is small for d = 100, rank 10"));
 }
 
