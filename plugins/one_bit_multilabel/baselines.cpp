@@ -3,6 +3,8 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace rankone::one_bit {
 
@@ -40,6 +42,138 @@ LinearScores full_matrix_map(const Batch& batch, const SensingOperator& op, Inde
 
 // ---- leml ----
 
+/// The training set of `leml` as LEML's own code holds it: X, the distinct feature vectors (d1 × m),
+/// and per observation t its instance u_t and label j_t, with scores s_t = c · x_{u_t}' U V(j_t, :)'.
+/// Matrices over instances and labels are kept transposed (k × m, k × d2) so that the per-observation
+/// loops read contiguous columns.
+struct ObservedEntries {
+  bool sparse = false;
+  Matrix dense;           ///< X, d1 × m (dense left designs)
+  SparseMatrix sparse_x;  ///< X, d1 × m (sparse left designs)
+  std::vector<Index> instance, label;
+  Index labels = 0;
+  double c = 1.0;  ///< the operator's factor (√d2 for single_label), measured on a probe
+
+  Index instances() const { return sparse ? sparse_x.cols() : dense.cols(); }
+  /// F' X: k × m.
+  Matrix project(const Matrix& F) const {
+    Matrix out(F.cols(), instances());
+    if (sparse) {
+      out.noalias() = F.transpose() * sparse_x;
+    } else {
+      out.noalias() = F.transpose() * dense;
+    }
+    return out;
+  }
+  /// X Wt': d1 × k (Wt is k × m).
+  Matrix accumulate(const Matrix& Wt) const {
+    Matrix out(sparse ? sparse_x.rows() : dense.rows(), Wt.rows());
+    if (sparse) {
+      out.noalias() = sparse_x * Wt.transpose();
+    } else {
+      out.noalias() = dense * Wt.transpose();
+    }
+    return out;
+  }
+  /// s_t = P(:, u_t) · Q(:, j_t) for P k × m over instances and Q k × d2 over labels.
+  Vector scores(const Matrix& P, const Matrix& Q) const {
+    Vector s(static_cast<Index>(instance.size()));
+    for (std::size_t t = 0; t < instance.size(); ++t) s(static_cast<Index>(t)) = P.col(instance[t]).dot(Q.col(label[t]));
+    return s;
+  }
+  /// Σ_t g_t Q(:, j_t) into column u_t: k × m.
+  Matrix by_instance(const Vector& g, const Matrix& Q) const {
+    Matrix out = Matrix::Zero(Q.rows(), instances());
+    for (std::size_t t = 0; t < instance.size(); ++t) out.col(instance[t]) += g(static_cast<Index>(t)) * Q.col(label[t]);
+    return out;
+  }
+  /// Σ_t g_t P(:, u_t) into column j_t: k × d2.
+  Matrix by_label(const Vector& g, const Matrix& P) const {
+    Matrix out = Matrix::Zero(P.rows(), labels);
+    for (std::size_t t = 0; t < instance.size(); ++t) out.col(label[t]) += g(static_cast<Index>(t)) * P.col(instance[t]);
+    return out;
+  }
+};
+
+namespace {
+
+/// A column's bytes (dense: its values; sparse: its row indices then values), for finding repeats.
+std::string column_key(const DesignSide& side, Index i) {
+  if (side.kind == DesignSide::Kind::dense) {
+    return std::string(reinterpret_cast<const char*>(side.dense.col(i).data()),
+                       static_cast<std::size_t>(side.dense.rows()) * sizeof(double));
+  }
+  const auto begin = side.sparse.outerIndexPtr()[i], end = side.sparse.outerIndexPtr()[i + 1];
+  std::string key(reinterpret_cast<const char*>(side.sparse.innerIndexPtr() + begin),
+                  static_cast<std::size_t>(end - begin) * sizeof(*side.sparse.innerIndexPtr()));
+  key.append(reinterpret_cast<const char*>(side.sparse.valuePtr() + begin),
+             static_cast<std::size_t>(end - begin) * sizeof(double));
+  return key;
+}
+
+/// Deterministic probe values (no draw from the run's generator: the estimate must not change).
+Matrix probe(Index rows, Index cols, double phase) {
+  Matrix m(rows, cols);
+  for (Index j = 0; j < cols; ++j)
+    for (Index i = 0; i < rows; ++i)
+      m(i, j) = std::sin(phase + 0.7548776662 * static_cast<double>(i) + 1.3247179572 * static_cast<double>(j));
+  return m;
+}
+
+/// The structured form of `batch`, or null when it does not apply: left designs not dense or sparse,
+/// right designs not an index per measurement, or an operator whose scores on a probe model are not
+/// c · a_i' L R(j_i, :)' for one constant c (then the generic products are used).
+std::unique_ptr<ObservedEntries> observed_entries(const Batch& batch, const SensingOperator& op, Index d2, Index rank) {
+  using Kind = DesignSide::Kind;
+  const DesignSide& left = batch.left;
+  if ((left.kind != Kind::dense && left.kind != Kind::sparse) || !batch.right || batch.right->kind != Kind::index)
+    return nullptr;
+  const IndexVector& asked = batch.right->index;
+  const Index n = batch.size();
+  if (asked.size() != n || left.count() != n || n == 0) return nullptr;
+  if (asked.minCoeff() < 0 || asked.maxCoeff() >= d2) return nullptr;
+
+  auto e = std::make_unique<ObservedEntries>();
+  e->sparse = left.kind == Kind::sparse;
+  e->labels = d2;
+  e->label.assign(asked.data(), asked.data() + n);
+  e->instance.resize(static_cast<std::size_t>(n));
+  std::unordered_map<std::string, Index> seen;
+  std::vector<Index> first;  // the batch column of each distinct instance
+  for (Index i = 0; i < n; ++i) {
+    const auto [it, added] = seen.emplace(column_key(left, i), static_cast<Index>(first.size()));
+    if (added) first.push_back(i);
+    e->instance[static_cast<std::size_t>(i)] = it->second;
+  }
+  const Index m = static_cast<Index>(first.size());
+  if (e->sparse) {
+    std::vector<Eigen::Triplet<double, std::int64_t>> entries;
+    for (Index u = 0; u < m; ++u)
+      for (SparseMatrix::InnerIterator it(left.sparse, first[static_cast<std::size_t>(u)]); it; ++it)
+        entries.emplace_back(it.row(), u, it.value());
+    e->sparse_x.resize(left.dim, m);
+    e->sparse_x.setFromTriplets(entries.begin(), entries.end());
+  } else {
+    e->dense.resize(left.dim, m);
+    for (Index u = 0; u < m; ++u) e->dense.col(u) = left.dense.col(first[static_cast<std::size_t>(u)]);
+  }
+
+  // The operator's own scores on a probe model against the structured ones: one constant c for all.
+  LowRankModel model;
+  model.left = probe(left.dim, rank, 0.3);
+  model.right = probe(d2, rank, 1.9);
+  const Vector reference = op.forward(batch, model);
+  const Vector raw = e->scores(e->project(model.left), model.right.transpose());
+  const double raw_sq = raw.squaredNorm();
+  if (!(raw_sq > 0.0) || !reference.allFinite()) return nullptr;
+  e->c = raw.dot(reference) / raw_sq;
+  const double tolerance = 1e-9 * reference.cwiseAbs().maxCoeff();
+  if (!((reference - e->c * raw).cwiseAbs().maxCoeff() <= tolerance)) return nullptr;
+  return e;
+}
+
+}  // namespace
+
 Leml::Leml(const Params& params)
     : IterativeEstimator(static_cast<int>(params.integer("max_iterations")), params.number("tolerance")),
       rank_(params.integer("rank")),
@@ -51,6 +185,7 @@ Leml::Leml(const Params& params)
 Leml::~Leml() = default;
 
 void Leml::start(DataSource& data, Rng& rng) {
+  entries_.reset();
   std::string why;
   std::optional<Batch> train = gather_training_set(data, training_size_, why);
   if (!train) {
@@ -66,10 +201,34 @@ void Leml::start(DataSource& data, Rng& rng) {
   rng.fill_normal(model_.right.data(), model_.right.size());
   model_.right /= std::sqrt(static_cast<double>(rank_));
   objective_ = loss_.mean(train_.y, op_->forward(train_, model_)) + penalty_ * model_.right.squaredNorm();
+  entries_ = observed_entries(train_, *op_, shape.d2, rank_);
 }
 
 double Leml::iterate(DataSource&) {
   const double before = objective_;
+  if (entries_) {
+    // The same two solves on the structured training set (see ObservedEntries): a U product costs
+    // one pass over the m distinct feature vectors, a V product none (X'U is fixed during the V solve).
+    const ObservedEntries& e = *entries_;
+    const Matrix right_t = e.c * model_.right.transpose();  // k × d2, the factor c folded in
+    LinearScores u_map;
+    u_map.scores = [&e, &right_t](const Matrix& D) { return e.scores(e.project(D), right_t); };
+    u_map.adjoint = [&e, &right_t](const Vector& g) { return e.accumulate(e.by_instance(g, right_t)); };
+    model_.left = newton_cg(u_map, loss_, train_.y, penalty_, model_.left, newton_);
+
+    const Matrix left_t = e.c * e.project(model_.left);  // k × m: c · U'X
+    LinearScores v_map;
+    v_map.scores = [&e, &left_t](const Matrix& E) { return e.scores(left_t, E.transpose()); };
+    v_map.adjoint = [&e, &left_t](const Vector& g) -> Matrix { return e.by_label(g, left_t).transpose(); };
+    double v_objective = 0.0;
+    model_.right = newton_cg(v_map, loss_, train_.y, penalty_, model_.right, newton_, &v_objective);
+    objective_ = v_objective + penalty_ * model_.left.squaredNorm();
+    if (!model_.all_finite() || !std::isfinite(objective_)) {
+      finish(Status::diverged, "leml: non-finite factors at iteration " + std::to_string(iteration() + 1));
+      return -1.0;
+    }
+    return std::abs(before - objective_) / std::max(std::abs(before), 1e-300);
+  }
   // U-step: scores 𝒜(D V') are linear in D; the adjoint is 𝒜'(g) V. The V-penalty is a constant.
   LinearScores u_map;
   u_map.scores = [this](const Matrix& D) {
