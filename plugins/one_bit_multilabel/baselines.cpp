@@ -51,6 +51,7 @@ struct ObservedEntries {
   Matrix dense;           ///< X, d1 × m (dense left designs)
   SparseMatrix sparse_x;  ///< X, d1 × m (sparse left designs)
   std::vector<Index> instance, label;
+  std::vector<Index> order, start;  ///< observations grouped by instance: order[start[u] .. start[u+1])
   Index labels = 0;
   double c = 1.0;  ///< the operator's factor (√d2 for single_label), measured on a probe
 
@@ -85,6 +86,43 @@ struct ObservedEntries {
   Matrix by_instance(const Vector& g, const Matrix& Q) const {
     Matrix out = Matrix::Zero(Q.rows(), instances());
     for (std::size_t t = 0; t < instance.size(); ++t) out.col(instance[t]) += g(static_cast<Index>(t)) * Q.col(label[t]);
+    return out;
+  }
+  /// accumulate(by_instance(h ∘ s, Q)) with s = scores(project(D), Q) written out: the Hessian
+  /// product of a U solve in one pass over X, a block of instances at a time (the block's columns of X
+  /// stay in cache between the two products). The same sums as the separate calls, grouped by block.
+  Matrix curvature(const Matrix& D, const Vector& h, const Matrix& Q, Vector& s) const {
+    constexpr Index kBlock = 256;
+    const Index k = D.cols(), m = instances();
+    Matrix out = Matrix::Zero(sparse ? sparse_x.rows() : dense.rows(), k);
+    Matrix P(k, std::min(kBlock, m)), W(k, std::min(kBlock, m));
+    s.resize(static_cast<Index>(instance.size()));
+    for (Index first = 0; first < m; first += kBlock) {
+      const Index b = std::min(kBlock, m - first);
+      auto Pb = P.leftCols(b);
+      auto Wb = W.leftCols(b);
+      if (sparse) {
+        Pb.noalias() = D.transpose() * sparse_x.middleCols(first, b);
+      } else {
+        Pb.noalias() = D.transpose() * dense.middleCols(first, b);
+      }
+      Wb.setZero();
+      for (Index u = 0; u < b; ++u) {
+        const auto begin = start[static_cast<std::size_t>(first + u)], end = start[static_cast<std::size_t>(first + u + 1)];
+        for (Index p = begin; p < end; ++p) {
+          const Index t = order[static_cast<std::size_t>(p)];
+          const Index j = label[static_cast<std::size_t>(t)];
+          const double st = Pb.col(u).dot(Q.col(j));
+          s(t) = st;
+          Wb.col(u) += (h(t) * st) * Q.col(j);
+        }
+      }
+      if (sparse) {
+        out.noalias() += sparse_x.middleCols(first, b) * Wb.transpose();
+      } else {
+        out.noalias() += dense.middleCols(first, b) * Wb.transpose();
+      }
+    }
     return out;
   }
   /// Σ_t g_t P(:, u_t) into column j_t: k × d2.
@@ -146,6 +184,12 @@ std::unique_ptr<ObservedEntries> observed_entries(const Batch& batch, const Sens
     e->instance[static_cast<std::size_t>(i)] = it->second;
   }
   const Index m = static_cast<Index>(first.size());
+  e->start.assign(static_cast<std::size_t>(m + 1), 0);  // a stable counting sort by instance
+  for (const Index u : e->instance) ++e->start[static_cast<std::size_t>(u + 1)];
+  for (Index u = 0; u < m; ++u) e->start[static_cast<std::size_t>(u + 1)] += e->start[static_cast<std::size_t>(u)];
+  e->order.resize(static_cast<std::size_t>(n));
+  std::vector<Index> next(e->start.begin(), e->start.end() - 1);
+  for (Index t = 0; t < n; ++t) e->order[static_cast<std::size_t>(next[static_cast<std::size_t>(e->instance[static_cast<std::size_t>(t)])]++)] = t;
   if (e->sparse) {
     std::vector<Eigen::Triplet<double, std::int64_t>> entries;
     for (Index u = 0; u < m; ++u)
@@ -214,6 +258,7 @@ double Leml::iterate(DataSource&) {
     LinearScores u_map;
     u_map.scores = [&e, &right_t](const Matrix& D) { return e.scores(e.project(D), right_t); };
     u_map.adjoint = [&e, &right_t](const Vector& g) { return e.accumulate(e.by_instance(g, right_t)); };
+    u_map.curvature = [&e, &right_t](const Matrix& D, const Vector& h, Vector& s) { return e.curvature(D, h, right_t, s); };
     model_.left = newton_cg(u_map, loss_, train_.y, penalty_, model_.left, newton_);
 
     const Matrix left_t = e.c * e.project(model_.left);  // k × m: c · U'X
