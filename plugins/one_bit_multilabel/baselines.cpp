@@ -1,8 +1,10 @@
 #include "baselines.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -48,31 +50,35 @@ LinearScores full_matrix_map(const Batch& batch, const SensingOperator& op, Inde
 /// loops read contiguous columns.
 struct ObservedEntries {
   bool sparse = false;
-  Matrix dense;           ///< X, d1 × m (dense left designs)
-  SparseMatrix sparse_x;  ///< X, d1 × m (sparse left designs)
+  /// X, d1 × m: the batch's own left designs when every one is distinct (no copy), else own_dense or
+  /// own_sparse, the distinct ones.
+  const Matrix* x_dense = nullptr;
+  const SparseMatrix* x_sparse = nullptr;
+  Matrix own_dense;
+  SparseMatrix own_sparse;
   std::vector<Index> instance, label;
   std::vector<Index> order, start;  ///< observations grouped by instance: order[start[u] .. start[u+1])
   Index labels = 0;
   double c = 1.0;  ///< the operator's factor (√d2 for single_label), measured on a probe
 
-  Index instances() const { return sparse ? sparse_x.cols() : dense.cols(); }
+  Index instances() const { return sparse ? x_sparse->cols() : x_dense->cols(); }
   /// F' X: k × m.
   Matrix project(const Matrix& F) const {
     Matrix out(F.cols(), instances());
     if (sparse) {
-      out.noalias() = F.transpose() * sparse_x;
+      out.noalias() = F.transpose() * (*x_sparse);
     } else {
-      out.noalias() = F.transpose() * dense;
+      out.noalias() = F.transpose() * (*x_dense);
     }
     return out;
   }
   /// X Wt': d1 × k (Wt is k × m).
   Matrix accumulate(const Matrix& Wt) const {
-    Matrix out(sparse ? sparse_x.rows() : dense.rows(), Wt.rows());
+    Matrix out(sparse ? x_sparse->rows() : x_dense->rows(), Wt.rows());
     if (sparse) {
-      out.noalias() = sparse_x * Wt.transpose();
+      out.noalias() = (*x_sparse) * Wt.transpose();
     } else {
-      out.noalias() = dense * Wt.transpose();
+      out.noalias() = (*x_dense) * Wt.transpose();
     }
     return out;
   }
@@ -94,7 +100,7 @@ struct ObservedEntries {
   Matrix curvature(const Matrix& D, const Vector& h, const Matrix& Q, Vector& s) const {
     constexpr Index kBlock = 256;
     const Index k = D.cols(), m = instances();
-    Matrix out = Matrix::Zero(sparse ? sparse_x.rows() : dense.rows(), k);
+    Matrix out = Matrix::Zero(sparse ? x_sparse->rows() : x_dense->rows(), k);
     Matrix P(k, std::min(kBlock, m)), W(k, std::min(kBlock, m));
     s.resize(static_cast<Index>(instance.size()));
     for (Index first = 0; first < m; first += kBlock) {
@@ -102,9 +108,9 @@ struct ObservedEntries {
       auto Pb = P.leftCols(b);
       auto Wb = W.leftCols(b);
       if (sparse) {
-        Pb.noalias() = D.transpose() * sparse_x.middleCols(first, b);
+        Pb.noalias() = D.transpose() * x_sparse->middleCols(first, b);
       } else {
-        Pb.noalias() = D.transpose() * dense.middleCols(first, b);
+        Pb.noalias() = D.transpose() * x_dense->middleCols(first, b);
       }
       Wb.setZero();
       for (Index u = 0; u < b; ++u) {
@@ -118,9 +124,9 @@ struct ObservedEntries {
         }
       }
       if (sparse) {
-        out.noalias() += sparse_x.middleCols(first, b) * Wb.transpose();
+        out.noalias() += x_sparse->middleCols(first, b) * Wb.transpose();
       } else {
-        out.noalias() += dense.middleCols(first, b) * Wb.transpose();
+        out.noalias() += x_dense->middleCols(first, b) * Wb.transpose();
       }
     }
     return out;
@@ -135,18 +141,29 @@ struct ObservedEntries {
 
 namespace {
 
-/// A column's bytes (dense: its values; sparse: its row indices then values), for finding repeats.
-std::string column_key(const DesignSide& side, Index i) {
-  if (side.kind == DesignSide::Kind::dense) {
-    return std::string(reinterpret_cast<const char*>(side.dense.col(i).data()),
-                       static_cast<std::size_t>(side.dense.rows()) * sizeof(double));
-  }
+/// A hash of design column i's bytes (dense: its values; sparse: its row indices and values).
+std::size_t column_hash(const DesignSide& side, Index i) {
+  const auto bytes = [](const auto* data, std::ptrdiff_t count) {
+    return std::string_view(reinterpret_cast<const char*>(data), static_cast<std::size_t>(count) * sizeof(*data));
+  };
+  if (side.kind == DesignSide::Kind::dense) return std::hash<std::string_view>{}(bytes(side.dense.col(i).data(), side.dense.rows()));
   const auto begin = side.sparse.outerIndexPtr()[i], end = side.sparse.outerIndexPtr()[i + 1];
-  std::string key(reinterpret_cast<const char*>(side.sparse.innerIndexPtr() + begin),
-                  static_cast<std::size_t>(end - begin) * sizeof(*side.sparse.innerIndexPtr()));
-  key.append(reinterpret_cast<const char*>(side.sparse.valuePtr() + begin),
-             static_cast<std::size_t>(end - begin) * sizeof(double));
-  return key;
+  const std::size_t h = std::hash<std::string_view>{}(bytes(side.sparse.innerIndexPtr() + begin, end - begin));
+  return h ^ (std::hash<std::string_view>{}(bytes(side.sparse.valuePtr() + begin, end - begin)) + 0x9e3779b97f4a7c15ULL +
+              (h << 6) + (h >> 2));
+}
+
+/// Whether design columns i and j hold the same bytes.
+bool same_column(const DesignSide& side, Index i, Index j) {
+  if (side.kind == DesignSide::Kind::dense)
+    return std::memcmp(side.dense.col(i).data(), side.dense.col(j).data(), static_cast<std::size_t>(side.dense.rows()) * sizeof(double)) == 0;
+  const auto* outer = side.sparse.outerIndexPtr();
+  const auto count = outer[i + 1] - outer[i];
+  if (outer[j + 1] - outer[j] != count) return false;
+  return std::memcmp(side.sparse.innerIndexPtr() + outer[i], side.sparse.innerIndexPtr() + outer[j],
+                     static_cast<std::size_t>(count) * sizeof(*side.sparse.innerIndexPtr())) == 0 &&
+         std::memcmp(side.sparse.valuePtr() + outer[i], side.sparse.valuePtr() + outer[j],
+                     static_cast<std::size_t>(count) * sizeof(double)) == 0;
 }
 
 /// Deterministic probe values (no draw from the run's generator: the estimate must not change).
@@ -176,13 +193,23 @@ std::unique_ptr<ObservedEntries> observed_entries(const Batch& batch, const Sens
   e->labels = d2;
   e->label.assign(asked.data(), asked.data() + n);
   e->instance.resize(static_cast<std::size_t>(n));
-  std::unordered_map<std::string, Index> seen;
+  // Distinct columns by hash, confirmed byte for byte; no copy of a column is kept.
+  std::unordered_multimap<std::size_t, Index> seen;  // hash → distinct instance
+  seen.reserve(static_cast<std::size_t>(n));
   std::vector<Index> first;  // the batch column of each distinct instance
   for (Index i = 0; i < n; ++i) {
-    const auto [it, added] = seen.emplace(column_key(left, i), static_cast<Index>(first.size()));
-    if (added) first.push_back(i);
-    e->instance[static_cast<std::size_t>(i)] = it->second;
+    const std::size_t h = column_hash(left, i);
+    Index found = -1;
+    for (auto [it, end] = seen.equal_range(h); it != end && found < 0; ++it)
+      if (same_column(left, first[static_cast<std::size_t>(it->second)], i)) found = it->second;
+    if (found < 0) {
+      found = static_cast<Index>(first.size());
+      first.push_back(i);
+      seen.emplace(h, found);
+    }
+    e->instance[static_cast<std::size_t>(i)] = found;
   }
+  seen = {};
   const Index m = static_cast<Index>(first.size());
   e->start.assign(static_cast<std::size_t>(m + 1), 0);  // a stable counting sort by instance
   for (const Index u : e->instance) ++e->start[static_cast<std::size_t>(u + 1)];
@@ -190,16 +217,21 @@ std::unique_ptr<ObservedEntries> observed_entries(const Batch& batch, const Sens
   e->order.resize(static_cast<std::size_t>(n));
   std::vector<Index> next(e->start.begin(), e->start.end() - 1);
   for (Index t = 0; t < n; ++t) e->order[static_cast<std::size_t>(next[static_cast<std::size_t>(e->instance[static_cast<std::size_t>(t)])]++)] = t;
-  if (e->sparse) {
+  if (m == n) {  // every column distinct (first[u] = u): the batch's designs serve as X
+    e->x_dense = &left.dense;
+    e->x_sparse = &left.sparse;
+  } else if (e->sparse) {
     std::vector<Eigen::Triplet<double, std::int64_t>> entries;
     for (Index u = 0; u < m; ++u)
       for (SparseMatrix::InnerIterator it(left.sparse, first[static_cast<std::size_t>(u)]); it; ++it)
         entries.emplace_back(it.row(), u, it.value());
-    e->sparse_x.resize(left.dim, m);
-    e->sparse_x.setFromTriplets(entries.begin(), entries.end());
+    e->own_sparse.resize(left.dim, m);
+    e->own_sparse.setFromTriplets(entries.begin(), entries.end());
+    e->x_sparse = &e->own_sparse;
   } else {
-    e->dense.resize(left.dim, m);
-    for (Index u = 0; u < m; ++u) e->dense.col(u) = left.dense.col(first[static_cast<std::size_t>(u)]);
+    e->own_dense.resize(left.dim, m);
+    for (Index u = 0; u < m; ++u) e->own_dense.col(u) = left.dense.col(first[static_cast<std::size_t>(u)]);
+    e->x_dense = &e->own_dense;
   }
 
   // The operator's own scores on a probe model against the structured ones: one constant c for all.
