@@ -190,7 +190,7 @@ def generate(data_dir, quick):
     n = sizes(3000, 1000, 1000)
     one_bit_data(folder, np.random.default_rng([SEED, 4]), n, d=30, labels=10, k=3, asked=3)
     write_leml_dirs(folder, d=30, labels=10)
-    workloads["one_bit"] = {"kind": "multilabel", "folder": folder, "n": n, "observations": n["train"] * 3}
+    workloads["one_bit"] = {"kind": "multilabel", "folder": folder, "n": n, "observations": n["train"] * 3, "labels": 10}
     return workloads
 
 
@@ -309,19 +309,21 @@ def xlearn_tool(folder):
     return {"k": [4, 8], "r": [0.2, 0.05], "b": [0.00002], "e": [50], "normalize": [True, False]}, run
 
 
-def leml_tool(binary, observations):
+def leml_tool(binary, observations, labels):
     """LEML's train-ml on its data folder (squared loss -s 0, as RankOne's leml; one thread -n 1), then
     the driver's scoring step: the evaluated file's scores X W H' from the W and H the patched train-ml
     writes to $LEML_DUMP_WH. The settings are RankOne's leml run's: rank, alternations (-t), Newton /
-    TRON steps (-T) and CG steps (-g) per factor solve; RankOne's penalty λ (mean loss + λ(‖U‖² + ‖V‖²))
-    is LEML's -l = 2·n·λ (LEML minimises Σ (1/l)(y − s)² + ½(‖W‖² + ‖H‖²) over its n observed bits).
+    TRON steps (-T) and CG steps (-g) per factor solve. RankOne's leml minimises
+    mean (y − c·x'UV'e_j)² + λ(‖U‖² + ‖V‖²), c = √labels (the single_label operator's gain); LEML
+    minimises Σ (1/l)(y − x'WH'e_j)² + ½(‖W‖² + ‖H‖²) over its n observed bits; with W = √c U,
+    H = √c V the two are the same problem when -l = 2·n·λ/c.
     LEML's CG stops at 0.1·‖gradient‖ (fixed in tron.cpp); -e, its relative gradient stop, is set small
     so that, as in RankOne, the step count bounds each solve. Rank must be even (see the page)."""
     def run(s, train, evaluated, work):
         data = train.parent / f"leml_{evaluated.stem}"
         factors, out = work / "wh.txt", work / "predictions.txt"
         command = ["env", f"LEML_DUMP_WH={factors}", binary, "-s", "0", "-k", str(s["k"]),
-                   "-l", f"{2 * observations * s['penalty']:.6g}", "-t", str(s["t"]), "-T", str(s["T"]),
+                   "-l", f"{2 * observations * s['penalty'] / math.sqrt(labels):.6g}", "-t", str(s["t"]), "-T", str(s["T"]),
                    "-g", str(s["g"]), "-e", str(s["e"]), "-n", "1", "-P", "1", f"{data}/"]
         return [command, [sys.executable, __file__, "--leml-scores", factors, "--evaluated", evaluated,
                           "--scores-out", out]], out
@@ -502,9 +504,11 @@ def main():
     if not args.rankone_only and args.leml:
         leml = pathlib.Path(args.leml).resolve()
         observations = workloads["one_bit"]["observations"]
-        plan["one_bit"].append(("LEML train-ml", leml_tool(leml / "train-ml", observations)))
+        labels = workloads["one_bit"]["labels"]
+        plan["one_bit"].append(("LEML train-ml", leml_tool(leml / "train-ml", observations, labels)))
         if (leml / "train-ml-update-h").exists():
-            plan["one_bit"].append(("LEML train-ml, H step restored", leml_tool(leml / "train-ml-update-h", observations)))
+            plan["one_bit"].append(("LEML train-ml, H step restored",
+                                    leml_tool(leml / "train-ml-update-h", observations, labels)))
 
     rows, failed, baselines = [], False, {}
     for workload, tools in plan.items():

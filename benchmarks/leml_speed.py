@@ -11,9 +11,11 @@ or the instance's best: +1), the rest missing. RankOne reads the features as lib
 benchmarks/coming_from.py's write_smat). Both run squared loss, rank K (default 10, even: train-ml
 needs it), 10 alternations, 5 Newton (RankOne) / TRON (LEML -T) steps of at most 20 CG steps per factor
 solve, CG stopped at 0.1·‖gradient‖ (LEML's fixed rule, RankOne's cg_tolerance 0.1), LEML's relative
-gradient stop -e 1e-6 (RankOne has none), the same penalty (RankOne λ = 1e-3 on mean loss +
-λ(‖U‖² + ‖V‖²); LEML -l = 2·n·λ over its n observed bits), one thread each (RankOne's leml is
-single-threaded; LEML -n 1). --threads 1 2 also times LEML on two threads, for information only.
+gradient stop -e 1e-6 (RankOne has none), the same problem: RankOne minimises mean (y − c·x'UV'e_j)² +
+λ(‖U‖² + ‖V‖²) with λ = 1e-3 and c = √L (the single_label operator's gain), LEML
+Σ (1/l)(y − x'WH'e_j)² + ½(‖W‖² + ‖H‖²) over its n observed bits, equal at -l = 2·n·λ/c; one thread
+each (RankOne's leml is single-threaded; LEML -n 1). --threads 1 2 also times LEML on two threads, for
+information only (RankOne cannot follow).
 
 Each tool runs once untimed (RankOne fills its parsed-record cache, a folder under --out, so every
 timed run replays binary records as LEML reads binary files), then the repetitions alternate between
@@ -120,8 +122,9 @@ def rankone_run(binary, folder, out, labels, settings, env):
     return wall, cpu, float(last[header.index("seconds")]), command
 
 
-def leml_run(binary, folder, observations, threads, settings):
-    command = [str(binary), "-s", "0", "-k", str(settings["rank"]), "-l", f"{2 * observations * settings['penalty']:.6g}",
+def leml_run(binary, folder, observations, labels, threads, settings):
+    penalty = 2 * observations * settings["penalty"] / np.sqrt(labels)
+    command = [str(binary), "-s", "0", "-k", str(settings["rank"]), "-l", f"{penalty:.6g}",
                "-t", str(settings["iterations"]), "-T", str(settings["newton"]), "-g", str(settings["cg"]),
                "-e", "1e-6", "-n", str(threads), "-P", "1", f"{folder / 'leml'}/"]
     wall, cpu, stdout = run_timed(command)
@@ -168,9 +171,10 @@ def main():
     tools = {"RankOne leml": lambda: rankone_run(rankone, folder, out / "rankone_run", args.labels, settings, env)}
     for threads in args.threads:
         tools[f"LEML train-ml-update-h, {threads} thread(s)"] = (
-            lambda t=threads: leml_run(full, folder, observations, t, settings))
+            lambda t=threads: leml_run(full, folder, observations, args.labels, t, settings))
     if w_only.exists():
-        tools["LEML train-ml (W step only), 1 thread"] = lambda: leml_run(w_only, folder, observations, 1, settings)
+        tools["LEML train-ml (W step only), 1 thread"] = (
+            lambda: leml_run(w_only, folder, observations, args.labels, 1, settings))
     times = {name: [] for name in tools}
     try:
         for run in tools.values():  # warm-up: parsed cache, page cache
