@@ -26,13 +26,10 @@ The target is the ratio of process CPU seconds, RankOne / LEML, in benchmarks/ta
 
 The LEML of this comparison: train-ml from github.com/IntelligentSoftwareSystems/Galois commit
 605b50c5e15677f32e0286a213c38bd28ae4cf4f, folder lonestar/experimental/leml (removed in 9d1935dac),
-built outside the project without Galois, g++ 12, OpenMP, Debian's reference BLAS/LAPACK, zlib:
+built outside the project (the build is not part of this repository) from its Makefile's train-ml
+target without Galois, g++ 12, OpenMP, Debian's reference BLAS/LAPACK and zlib, and run as
 
-    make train-ml BLASFLAGS="-llapack -lblas" \\
-        ALLLIB="multilabel.o wsabie.o bilinear.o multiple_linear.o smat.o dmat.o tron.o zlib_util.o"
-    g++ -Wall -Wconversion -O3 -fPIC -fopenmp -std=gnu++0x -DLEML_RESTORE_UPDATE_H -c -o multilabel-update-h.o multilabel.cpp
-    g++ -Wall -Wconversion -O3 -fPIC -fopenmp -std=gnu++0x -o train-ml-update-h train-ml.cpp multilabel-update-h.o \\
-        wsabie.o bilinear.o multiple_linear.o smat.o dmat.o tron.o zlib_util.o -llapack -lblas -lz
+    train-ml-update-h -s 0 -k 10 -l 14.1421 -t 10 -T 5 -g 20 -e 1e-6 -n 1 -P 1 DATA/leml/
 
 with local changes: the unconditional galois/Galois.h includes of multilabel.cpp and smat.cpp guarded or
 removed (they do not compile without Galois), an output-only dump of W and H ($LEML_DUMP_WH; not used
