@@ -1,17 +1,25 @@
 #!/usr/bin/python3
-"""RankOne side by side with libFM, LIBMF (and LEML, xLearn when given) on the peers' own file formats.
+"""RankOne side by side with libFM, LIBMF, xLearn and LEML (each when given) on the peers' own file formats.
 
-Usage: benchmarks/coming_from.py RANKONE [--libfm PATH] [--libmf DIR] [--leml PATH] [--xlearn DIR]
+Usage: benchmarks/coming_from.py RANKONE [--libfm PATH] [--libmf DIR] [--leml DIR] [--xlearn DIR]
                                  [--out DIR] [--rankone-only] [--quick]
 
 Generates, with fixed seeds, one data set per workload in the peers' formats (train, validation and
 test files): an FM with a bias and a generalized FM with an indefinite M (libsvm, libFM's format), a
-low-rank matrix's triplets (LIBMF's `row col value`). Every tool is tuned on a small grid on the
+low-rank matrix's triplets (LIBMF's `row col value`), one-bit multi-label observations (a feature
+file and `row label ±1` lines for RankOne; LEML's binary X.smat / Y.smat / Xt.smat / Yt.smat). Every tool is tuned on a small grid on the
 validation file (its recommended settings as the starting point), then trained once more on the
 training file with the chosen settings and asked for the test file's predictions; every prediction
 FILE is scored by the same scorer (RMSE against the test file's values). RankOne runs its experiment
 file from experiments/coming_from/ with the generated files as overrides, then `rankone model` and
 `rankone predict TEST_FILE`. A peer not given is skipped with a line saying so.
+
+LEML (--leml DIR: the folder holding train-ml, built outside the project from the Galois repository's
+commit in LEML_SOURCE) prints its own metrics and writes no predictions: the build this driver expects
+carries a local output-only patch that writes the learned W and H to $LEML_DUMP_WH, and the driver
+writes the evaluated file's scores X W H' (one line per instance, a score per label) from them, so LEML
+is scored by the same code as RankOne. A second binary train-ml-update-h in DIR, if present, is run as
+well (the same source with the H step that the Galois snapshot comments out compiled back in).
 
 Writes DIR/results.json (one row per tool and workload: validation and test accuracy, wall and CPU
 seconds of the final run, settings, commands) and DIR/data/; scripts/docblocks/coming_from.py
@@ -27,15 +35,20 @@ import pathlib
 import resource
 import shlex
 import shutil
+import struct
 import subprocess
 import sys
 import time
+import zlib
 
 import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXPERIMENTS = ROOT / "experiments" / "coming_from"
 SEED = 15
+# Where the LEML this driver runs comes from (train-ml is not a git checkout of its own).
+LEML_SOURCE = ("605b50c5e15677f32e0286a213c38bd28ae4cf4f (github.com/IntelligentSoftwareSystems/Galois, "
+               "lonestar/experimental/leml; removed in 9d1935dac)")
 
 
 # ---------------------------------------------------------------- data
@@ -105,6 +118,58 @@ def one_bit_data(folder, rng, n, d, labels, k, asked):
         write(folder / f"{part}.libsvm", *draw(n[part]))
 
 
+def write_smat(path, rows, cols, r, c, v):
+    """LEML's binary sparse matrix (smat.cpp, smat_t::load_from_binary): four size_t (rows, cols, nnz,
+    compressed bytes), then one zlib stream of the CSC arrays col_ptr (cols + 1 longs), row_idx (nnz
+    unsigned), val (nnz doubles). Entries not written are missing (LEML's missing labels)."""
+    r, c, v = np.asarray(r, dtype=np.int64), np.asarray(c, dtype=np.int64), np.asarray(v, dtype=np.float64)
+    order = np.lexsort((r, c))
+    r, c, v = r[order], c[order], v[order]
+    col_ptr = np.concatenate([[0], np.cumsum(np.bincount(c, minlength=cols))]).astype(np.int64)
+    payload = zlib.compress(col_ptr.tobytes() + r.astype(np.uint32).tobytes() + v.tobytes())
+    with open(path, "wb") as f:
+        f.write(struct.pack("<4Q", rows, cols, v.size, len(payload)))
+        f.write(payload)
+
+
+def read_libsvm_features(path, d):
+    """The features of a (multi-label or unlabelled) libsvm file as a dense matrix (0-based indices)."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if not line.strip():
+                continue
+            x = np.zeros(d)
+            for field in line.split():
+                if ":" in field:
+                    j, value = field.split(":")
+                    x[int(j)] = float(value)
+            rows.append(x)
+    return np.array(rows)
+
+
+def write_leml_dirs(folder, d, labels):
+    """LEML's data folders for the one-bit workload, one per evaluated file: leml_validation/ and
+    leml_test/, each with X.smat (training features), Y.smat (the observed bits ±1; the rest missing),
+    Xt.smat and Yt.smat (the evaluated file's features and its positive labels, which train-ml scores
+    with its own metrics). Written with the data, as the peer's input format; not timed."""
+    X = read_libsvm_features(folder / "train.libsvm", d)
+    obs = np.loadtxt(folder / "train_observations.txt", dtype=np.int64, ndmin=2)
+    for part in ("validation", "test"):
+        target = folder / f"leml_{part}"
+        target.mkdir(exist_ok=True)
+        rr, cc = np.nonzero(X)
+        write_smat(target / "X.smat", X.shape[0], d, rr, cc, X[rr, cc])
+        write_smat(target / "Y.smat", X.shape[0], labels, obs[:, 0] - 1, obs[:, 1] - 1, obs[:, 2])
+        Xt = read_libsvm_features(folder / f"{part}.libsvm", d)
+        rr, cc = np.nonzero(Xt)
+        write_smat(target / "Xt.smat", Xt.shape[0], d, rr, cc, Xt[rr, cc])
+        positives = truth_of(folder / f"{part}.libsvm", "multilabel")
+        pr = [i for i, p in enumerate(positives) for _ in p]
+        pc = [j for p in positives for j in p]
+        write_smat(target / "Yt.smat", Xt.shape[0], labels, pr, pc, np.ones(len(pc)))
+
+
 def generate(data_dir, quick):
     scale = 0.25 if quick else 1.0
     sizes = lambda tr, va, te: {"train": int(tr * scale), "validation": int(va * scale), "test": int(te * scale)}  # noqa: E731
@@ -124,7 +189,8 @@ def generate(data_dir, quick):
     folder.mkdir(parents=True, exist_ok=True)
     n = sizes(3000, 1000, 1000)
     one_bit_data(folder, np.random.default_rng([SEED, 4]), n, d=30, labels=10, k=3, asked=3)
-    workloads["one_bit"] = {"kind": "multilabel", "folder": folder, "n": n}
+    write_leml_dirs(folder, d=30, labels=10)
+    workloads["one_bit"] = {"kind": "multilabel", "folder": folder, "n": n, "observations": n["train"] * 3, "labels": 10}
     return workloads
 
 
@@ -243,6 +309,39 @@ def xlearn_tool(folder):
     return {"k": [4, 8], "r": [0.2, 0.05], "b": [0.00002], "e": [50], "normalize": [True, False]}, run
 
 
+def leml_tool(binary, observations, labels):
+    """LEML's train-ml on its data folder (squared loss -s 0, as RankOne's leml; one thread -n 1), then
+    the driver's scoring step: the evaluated file's scores X W H' from the W and H the patched train-ml
+    writes to $LEML_DUMP_WH. The settings are RankOne's leml run's: rank, alternations (-t), Newton /
+    TRON steps (-T) and CG steps (-g) per factor solve. RankOne's leml minimises
+    mean (y − c·x'UV'e_j)² + λ(‖U‖² + ‖V‖²), c = √labels (the single_label operator's gain); LEML
+    minimises Σ (1/l)(y − x'WH'e_j)² + ½(‖W‖² + ‖H‖²) over its n observed bits; with W = √c U,
+    H = √c V the two are the same problem when -l = 2·n·λ/c.
+    LEML's CG stops at 0.1·‖gradient‖ (fixed in tron.cpp); -e, its relative gradient stop, is set small
+    so that, as in RankOne, the step count bounds each solve. Rank must be even (see the page)."""
+    def run(s, train, evaluated, work):
+        data = train.parent / f"leml_{evaluated.stem}"
+        factors, out = work / "wh.txt", work / "predictions.txt"
+        command = ["env", f"LEML_DUMP_WH={factors}", binary, "-s", "0", "-k", str(s["k"]),
+                   "-l", f"{2 * observations * s['penalty'] / math.sqrt(labels):.6g}", "-t", str(s["t"]), "-T", str(s["T"]),
+                   "-g", str(s["g"]), "-e", str(s["e"]), "-n", "1", "-P", "1", f"{data}/"]
+        return [command, [sys.executable, __file__, "--leml-scores", factors, "--evaluated", evaluated,
+                          "--scores-out", out]], out
+    return {"k": [4], "penalty": [0.01, 1, 100], "t": [10], "T": [5], "g": [50], "e": [1e-6]}, run
+
+
+def leml_scores(factors, evaluated, out):
+    """Scores X W H' of the evaluated file from train-ml's dump ("features labels k", W, H row-major)."""
+    values = np.loadtxt(factors, skiprows=1)
+    with open(factors) as f:
+        d, labels, k = (int(v) for v in f.readline().split())
+    if values.size != (d + labels) * k:
+        raise RuntimeError(f"{factors}: expected {(d + labels) * k} numbers, found {values.size}")
+    W, H = values[:d * k].reshape(d, k), values[d * k:].reshape(labels, k)
+    scores = read_libsvm_features(evaluated, d) @ W @ H.T
+    np.savetxt(out, scores, fmt="%.10g")
+
+
 def rankone_tool(binary, experiment, estimator_grid, estimator=None, batch_rows=None, one_bit=False):
     """`rankone run` of the experiment file on (train, evaluated), then `model` and `predict`. The grid's
     settings override the file's estimator, or complete `estimator` (another estimator on the same data).
@@ -324,9 +423,10 @@ def compare(name, tool, workload, work_root):
 def readable(command, data, work):
     """A command as the page shows it: programs by name, paths relative to the data, run and source folders."""
     words = [str(a) for a in command]
-    start = 2 if words[0] == "env" else 0  # xLearn's `env USER=…` prefix
-    words = words[start:]
-    words[0] = "python3" if words[0] == sys.executable else pathlib.Path(words[0]).name
+    if words[0] == "env":  # xLearn's `env USER=…` prefix goes; LEML's `LEML_DUMP_WH=…` stays
+        words = [w for w in words[1:] if not w.startswith("USER=")]
+    program = next(i for i, w in enumerate(words) if "=" not in w)
+    words[program] = "python3" if words[program] == sys.executable else pathlib.Path(words[program]).name
     for prefix in (f"{work}/", f"{data}/", f"{ROOT}/"):
         words = [w.replace(prefix, "") for w in words]
     return shlex.join(words)
@@ -338,15 +438,22 @@ def main():
     parser.add_argument("--libfm", help="libFM's binary (bin/libFM)")
     parser.add_argument("--libmf", help="LIBMF's folder (mf-train and mf-predict)")
     parser.add_argument("--xlearn", help="xLearn's build folder (xlearn_train and xlearn_predict)")
+    parser.add_argument("--leml", help="LEML's folder (train-ml with the W/H dump patch; train-ml-update-h if built)")
     parser.add_argument("--out", default="results/coming_from")
     parser.add_argument("--rankone-only", action="store_true")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--model-of", help=argparse.SUPPRESS)  # internal: one step of a timed RankOne run
     parser.add_argument("--rankone-binary", help=argparse.SUPPRESS)
     parser.add_argument("--model-out", help=argparse.SUPPRESS)
+    parser.add_argument("--leml-scores", help=argparse.SUPPRESS)  # internal: LEML's scoring step
+    parser.add_argument("--evaluated", help=argparse.SUPPRESS)
+    parser.add_argument("--scores-out", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.model_of:
         export_model(args.rankone_binary, args.model_of, args.model_out)
+        return 0
+    if args.leml_scores:
+        leml_scores(args.leml_scores, args.evaluated, args.scores_out)
         return 0
     if not args.rankone:
         parser.error("the rankone binary is required")
@@ -376,15 +483,15 @@ def main():
                                                                 {"name": "als_completion", "offset": "mean", "max_iterations": 100}))],
         "one_bit": [("RankOne one_bit_mll", rankone_tool(rankone, EXPERIMENTS / "one_bit.json",
                                                          small({"lambda": [None, 3, 10]}), one_bit=True)),
+                    # rank 4, not the data's 3: LEML's train-ml needs an even rank (see the page); both run 4
                     ("RankOne leml", rankone_tool(rankone, EXPERIMENTS / "one_bit.json", small({"penalty": [0.01, 1, 100]}),
-                                                  {"name": "leml", "rank": 3, "max_iterations": 10}, one_bit=True))],
+                                                  {"name": "leml", "rank": 4, "max_iterations": 10, "tolerance": 0,
+                                                   "newton_steps": 5, "cg_iterations": 50}, one_bit=True))],
     }
-    peers = {"libfm": args.libfm, "libmf": args.libmf, "xlearn": args.xlearn, "leml": None}
+    peers = {"libfm": args.libfm, "libmf": args.libmf, "xlearn": args.xlearn, "leml": args.leml}
     for peer, path in peers.items():
         if args.rankone_only or not path:
-            why = "--rankone-only" if args.rankone_only else (
-                "no public repository of LEML's code could be fetched; RankOne's leml plugin stands in" if peer == "leml"
-                else f"no --{peer} given")
+            why = "--rankone-only" if args.rankone_only else f"no --{peer} given"
             print(f"{peer}: skipped ({why})")
     if not args.rankone_only and args.libfm:
         for w in ("fm_bias", "gfm_indefinite"):
@@ -394,6 +501,14 @@ def main():
             plan[w].append(("xLearn FM", xlearn_tool(pathlib.Path(args.xlearn).resolve())))
     if not args.rankone_only and args.libmf:
         plan["completion"].append(("LIBMF", libmf_tool(pathlib.Path(args.libmf).resolve())))
+    if not args.rankone_only and args.leml:
+        leml = pathlib.Path(args.leml).resolve()
+        observations = workloads["one_bit"]["observations"]
+        labels = workloads["one_bit"]["labels"]
+        plan["one_bit"].append(("LEML train-ml", leml_tool(leml / "train-ml", observations, labels)))
+        if (leml / "train-ml-update-h").exists():
+            plan["one_bit"].append(("LEML train-ml, H step restored",
+                                    leml_tool(leml / "train-ml-update-h", observations, labels)))
 
     rows, failed, baselines = [], False, {}
     for workload, tools in plan.items():
@@ -422,6 +537,8 @@ def main():
     binaries = {"libfm": args.libfm, "libmf": args.libmf and pathlib.Path(args.libmf) / "mf-train",
                 "xlearn": args.xlearn and pathlib.Path(args.xlearn) / "xlearn_train"}
     commits = {peer: provenance(path) for peer, path in binaries.items() if path and not args.rankone_only}
+    if args.leml and not args.rankone_only:
+        commits["leml"] = LEML_SOURCE
     machine = {"cpus": os.cpu_count(), "load_after": round(os.getloadavg()[0], 2)}
     (out / "results.json").write_text(json.dumps({"quick": args.quick, "sizes": sizes, "no_skill": baselines, "peers": commits,
                                                   "machine": machine, "rows": rows}, indent=1))

@@ -1,8 +1,12 @@
 #include "baselines.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 namespace rankone::one_bit {
 
@@ -40,6 +44,212 @@ LinearScores full_matrix_map(const Batch& batch, const SensingOperator& op, Inde
 
 // ---- leml ----
 
+/// The training set of `leml` as LEML's own code holds it: X, the distinct feature vectors (d1 × m),
+/// and per observation t its instance u_t and label j_t, with scores s_t = c · x_{u_t}' U V(j_t, :)'.
+/// Matrices over instances and labels are kept transposed (k × m, k × d2) so that the per-observation
+/// loops read contiguous columns.
+struct ObservedEntries {
+  bool sparse = false;
+  /// X, d1 × m: the batch's own left designs when every one is distinct (no copy), else own_dense or
+  /// own_sparse, the distinct ones.
+  const Matrix* x_dense = nullptr;
+  const SparseMatrix* x_sparse = nullptr;
+  Matrix own_dense;
+  SparseMatrix own_sparse;
+  std::vector<Index> instance, label;
+  std::vector<Index> order, start;  ///< observations grouped by instance: order[start[u] .. start[u+1])
+  Index labels = 0;
+  double c = 1.0;  ///< the operator's factor (√d2 for single_label), measured on a probe
+
+  Index instances() const { return sparse ? x_sparse->cols() : x_dense->cols(); }
+  /// F' X: k × m.
+  Matrix project(const Matrix& F) const {
+    Matrix out(F.cols(), instances());
+    if (sparse) {
+      out.noalias() = F.transpose() * (*x_sparse);
+    } else {
+      out.noalias() = F.transpose() * (*x_dense);
+    }
+    return out;
+  }
+  /// X Wt': d1 × k (Wt is k × m).
+  Matrix accumulate(const Matrix& Wt) const {
+    Matrix out(sparse ? x_sparse->rows() : x_dense->rows(), Wt.rows());
+    if (sparse) {
+      out.noalias() = (*x_sparse) * Wt.transpose();
+    } else {
+      out.noalias() = (*x_dense) * Wt.transpose();
+    }
+    return out;
+  }
+  /// s_t = P(:, u_t) · Q(:, j_t) for P k × m over instances and Q k × d2 over labels.
+  Vector scores(const Matrix& P, const Matrix& Q) const {
+    Vector s(static_cast<Index>(instance.size()));
+    for (std::size_t t = 0; t < instance.size(); ++t) s(static_cast<Index>(t)) = P.col(instance[t]).dot(Q.col(label[t]));
+    return s;
+  }
+  /// Σ_t g_t Q(:, j_t) into column u_t: k × m.
+  Matrix by_instance(const Vector& g, const Matrix& Q) const {
+    Matrix out = Matrix::Zero(Q.rows(), instances());
+    for (std::size_t t = 0; t < instance.size(); ++t) out.col(instance[t]) += g(static_cast<Index>(t)) * Q.col(label[t]);
+    return out;
+  }
+  /// accumulate(by_instance(h ∘ s, Q)) with s = scores(project(D), Q) written out: the Hessian
+  /// product of a U solve in one pass over X, a block of instances at a time (the block's columns of X
+  /// stay in cache between the two products). The same sums as the separate calls, grouped by block.
+  Matrix curvature(const Matrix& D, const Vector& h, const Matrix& Q, Vector& s) const {
+    constexpr Index kBlock = 256;
+    const Index k = D.cols(), m = instances();
+    Matrix out = Matrix::Zero(sparse ? x_sparse->rows() : x_dense->rows(), k);
+    Matrix P(k, std::min(kBlock, m)), W(k, std::min(kBlock, m));
+    s.resize(static_cast<Index>(instance.size()));
+    for (Index first = 0; first < m; first += kBlock) {
+      const Index b = std::min(kBlock, m - first);
+      auto Pb = P.leftCols(b);
+      auto Wb = W.leftCols(b);
+      if (sparse) {
+        Pb.noalias() = D.transpose() * x_sparse->middleCols(first, b);
+      } else {
+        Pb.noalias() = D.transpose() * x_dense->middleCols(first, b);
+      }
+      Wb.setZero();
+      for (Index u = 0; u < b; ++u) {
+        const auto begin = start[static_cast<std::size_t>(first + u)], end = start[static_cast<std::size_t>(first + u + 1)];
+        for (Index p = begin; p < end; ++p) {
+          const Index t = order[static_cast<std::size_t>(p)];
+          const Index j = label[static_cast<std::size_t>(t)];
+          const double st = Pb.col(u).dot(Q.col(j));
+          s(t) = st;
+          Wb.col(u) += (h(t) * st) * Q.col(j);
+        }
+      }
+      if (sparse) {
+        out.noalias() += x_sparse->middleCols(first, b) * Wb.transpose();
+      } else {
+        out.noalias() += x_dense->middleCols(first, b) * Wb.transpose();
+      }
+    }
+    return out;
+  }
+  /// Σ_t g_t P(:, u_t) into column j_t: k × d2.
+  Matrix by_label(const Vector& g, const Matrix& P) const {
+    Matrix out = Matrix::Zero(P.rows(), labels);
+    for (std::size_t t = 0; t < instance.size(); ++t) out.col(label[t]) += g(static_cast<Index>(t)) * P.col(instance[t]);
+    return out;
+  }
+};
+
+namespace {
+
+/// A hash of design column i's bytes (dense: its values; sparse: its row indices and values).
+std::size_t column_hash(const DesignSide& side, Index i) {
+  const auto bytes = [](const auto* data, std::ptrdiff_t count) {
+    return std::string_view(reinterpret_cast<const char*>(data), static_cast<std::size_t>(count) * sizeof(*data));
+  };
+  if (side.kind == DesignSide::Kind::dense) return std::hash<std::string_view>{}(bytes(side.dense.col(i).data(), side.dense.rows()));
+  const auto begin = side.sparse.outerIndexPtr()[i], end = side.sparse.outerIndexPtr()[i + 1];
+  const std::size_t h = std::hash<std::string_view>{}(bytes(side.sparse.innerIndexPtr() + begin, end - begin));
+  return h ^ (std::hash<std::string_view>{}(bytes(side.sparse.valuePtr() + begin, end - begin)) + 0x9e3779b97f4a7c15ULL +
+              (h << 6) + (h >> 2));
+}
+
+/// Whether design columns i and j hold the same bytes.
+bool same_column(const DesignSide& side, Index i, Index j) {
+  if (side.kind == DesignSide::Kind::dense)
+    return std::memcmp(side.dense.col(i).data(), side.dense.col(j).data(), static_cast<std::size_t>(side.dense.rows()) * sizeof(double)) == 0;
+  const auto* outer = side.sparse.outerIndexPtr();
+  const auto count = outer[i + 1] - outer[i];
+  if (outer[j + 1] - outer[j] != count) return false;
+  return std::memcmp(side.sparse.innerIndexPtr() + outer[i], side.sparse.innerIndexPtr() + outer[j],
+                     static_cast<std::size_t>(count) * sizeof(*side.sparse.innerIndexPtr())) == 0 &&
+         std::memcmp(side.sparse.valuePtr() + outer[i], side.sparse.valuePtr() + outer[j],
+                     static_cast<std::size_t>(count) * sizeof(double)) == 0;
+}
+
+/// Deterministic probe values (no draw from the run's generator: the estimate must not change).
+Matrix probe(Index rows, Index cols, double phase) {
+  Matrix m(rows, cols);
+  for (Index j = 0; j < cols; ++j)
+    for (Index i = 0; i < rows; ++i)
+      m(i, j) = std::sin(phase + 0.7548776662 * static_cast<double>(i) + 1.3247179572 * static_cast<double>(j));
+  return m;
+}
+
+/// The structured form of `batch`, or null when it does not apply: left designs not dense or sparse,
+/// right designs not an index per measurement, or an operator whose scores on a probe model are not
+/// c · a_i' L R(j_i, :)' for one constant c (then the generic products are used).
+std::unique_ptr<ObservedEntries> observed_entries(const Batch& batch, const SensingOperator& op, Index d2, Index rank) {
+  using Kind = DesignSide::Kind;
+  const DesignSide& left = batch.left;
+  if ((left.kind != Kind::dense && left.kind != Kind::sparse) || !batch.right || batch.right->kind != Kind::index)
+    return nullptr;
+  const IndexVector& asked = batch.right->index;
+  const Index n = batch.size();
+  if (asked.size() != n || left.count() != n || n == 0) return nullptr;
+  if (asked.minCoeff() < 0 || asked.maxCoeff() >= d2) return nullptr;
+
+  auto e = std::make_unique<ObservedEntries>();
+  e->sparse = left.kind == Kind::sparse;
+  e->labels = d2;
+  e->label.assign(asked.data(), asked.data() + n);
+  e->instance.resize(static_cast<std::size_t>(n));
+  // Distinct columns by hash, confirmed byte for byte; no copy of a column is kept.
+  std::unordered_multimap<std::size_t, Index> seen;  // hash → distinct instance
+  seen.reserve(static_cast<std::size_t>(n));
+  std::vector<Index> first;  // the batch column of each distinct instance
+  for (Index i = 0; i < n; ++i) {
+    const std::size_t h = column_hash(left, i);
+    Index found = -1;
+    for (auto [it, end] = seen.equal_range(h); it != end && found < 0; ++it)
+      if (same_column(left, first[static_cast<std::size_t>(it->second)], i)) found = it->second;
+    if (found < 0) {
+      found = static_cast<Index>(first.size());
+      first.push_back(i);
+      seen.emplace(h, found);
+    }
+    e->instance[static_cast<std::size_t>(i)] = found;
+  }
+  seen = {};
+  const Index m = static_cast<Index>(first.size());
+  e->start.assign(static_cast<std::size_t>(m + 1), 0);  // a stable counting sort by instance
+  for (const Index u : e->instance) ++e->start[static_cast<std::size_t>(u + 1)];
+  for (Index u = 0; u < m; ++u) e->start[static_cast<std::size_t>(u + 1)] += e->start[static_cast<std::size_t>(u)];
+  e->order.resize(static_cast<std::size_t>(n));
+  std::vector<Index> next(e->start.begin(), e->start.end() - 1);
+  for (Index t = 0; t < n; ++t) e->order[static_cast<std::size_t>(next[static_cast<std::size_t>(e->instance[static_cast<std::size_t>(t)])]++)] = t;
+  if (m == n) {  // every column distinct (first[u] = u): the batch's designs serve as X
+    e->x_dense = &left.dense;
+    e->x_sparse = &left.sparse;
+  } else if (e->sparse) {
+    std::vector<Eigen::Triplet<double, std::int64_t>> entries;
+    for (Index u = 0; u < m; ++u)
+      for (SparseMatrix::InnerIterator it(left.sparse, first[static_cast<std::size_t>(u)]); it; ++it)
+        entries.emplace_back(it.row(), u, it.value());
+    e->own_sparse.resize(left.dim, m);
+    e->own_sparse.setFromTriplets(entries.begin(), entries.end());
+    e->x_sparse = &e->own_sparse;
+  } else {
+    e->own_dense.resize(left.dim, m);
+    for (Index u = 0; u < m; ++u) e->own_dense.col(u) = left.dense.col(first[static_cast<std::size_t>(u)]);
+    e->x_dense = &e->own_dense;
+  }
+
+  // The operator's own scores on a probe model against the structured ones: one constant c for all.
+  LowRankModel model;
+  model.left = probe(left.dim, rank, 0.3);
+  model.right = probe(d2, rank, 1.9);
+  const Vector reference = op.forward(batch, model);
+  const Vector raw = e->scores(e->project(model.left), model.right.transpose());
+  const double raw_sq = raw.squaredNorm();
+  if (!(raw_sq > 0.0) || !reference.allFinite()) return nullptr;
+  e->c = raw.dot(reference) / raw_sq;
+  const double tolerance = 1e-9 * reference.cwiseAbs().maxCoeff();
+  if (!((reference - e->c * raw).cwiseAbs().maxCoeff() <= tolerance)) return nullptr;
+  return e;
+}
+
+}  // namespace
+
 Leml::Leml(const Params& params)
     : IterativeEstimator(static_cast<int>(params.integer("max_iterations")), params.number("tolerance")),
       rank_(params.integer("rank")),
@@ -51,6 +261,7 @@ Leml::Leml(const Params& params)
 Leml::~Leml() = default;
 
 void Leml::start(DataSource& data, Rng& rng) {
+  entries_.reset();
   std::string why;
   std::optional<Batch> train = gather_training_set(data, training_size_, why);
   if (!train) {
@@ -66,10 +277,35 @@ void Leml::start(DataSource& data, Rng& rng) {
   rng.fill_normal(model_.right.data(), model_.right.size());
   model_.right /= std::sqrt(static_cast<double>(rank_));
   objective_ = loss_.mean(train_.y, op_->forward(train_, model_)) + penalty_ * model_.right.squaredNorm();
+  entries_ = observed_entries(train_, *op_, shape.d2, rank_);
 }
 
 double Leml::iterate(DataSource&) {
   const double before = objective_;
+  if (entries_) {
+    // The same two solves on the structured training set (see ObservedEntries): a U product costs
+    // one pass over the m distinct feature vectors, a V product none (X'U is fixed during the V solve).
+    const ObservedEntries& e = *entries_;
+    const Matrix right_t = e.c * model_.right.transpose();  // k × d2, the factor c folded in
+    LinearScores u_map;
+    u_map.scores = [&e, &right_t](const Matrix& D) { return e.scores(e.project(D), right_t); };
+    u_map.adjoint = [&e, &right_t](const Vector& g) { return e.accumulate(e.by_instance(g, right_t)); };
+    u_map.curvature = [&e, &right_t](const Matrix& D, const Vector& h, Vector& s) { return e.curvature(D, h, right_t, s); };
+    model_.left = newton_cg(u_map, loss_, train_.y, penalty_, model_.left, newton_);
+
+    const Matrix left_t = e.c * e.project(model_.left);  // k × m: c · U'X
+    LinearScores v_map;
+    v_map.scores = [&e, &left_t](const Matrix& E) { return e.scores(left_t, E.transpose()); };
+    v_map.adjoint = [&e, &left_t](const Vector& g) -> Matrix { return e.by_label(g, left_t).transpose(); };
+    double v_objective = 0.0;
+    model_.right = newton_cg(v_map, loss_, train_.y, penalty_, model_.right, newton_, &v_objective);
+    objective_ = v_objective + penalty_ * model_.left.squaredNorm();
+    if (!model_.all_finite() || !std::isfinite(objective_)) {
+      finish(Status::diverged, "leml: non-finite factors at iteration " + std::to_string(iteration() + 1));
+      return -1.0;
+    }
+    return std::abs(before - objective_) / std::max(std::abs(before), 1e-300);
+  }
   // U-step: scores 𝒜(D V') are linear in D; the adjoint is 𝒜'(g) V. The V-penalty is a constant.
   LinearScores u_map;
   u_map.scores = [this](const Matrix& D) {

@@ -8,6 +8,7 @@
 /// - `ova_svm`: one-vs-all linear L2-SVM (squared hinge, L2 penalty), W unconstrained;
 /// - `trace_logistic` / `trace_squared` (the paper's LRT / SMT): loss + μ‖W‖_*, proximal gradient
 ///   with singular value thresholding and a backtracking step (monotone objective).
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -17,7 +18,16 @@
 
 namespace rankone::one_bit {
 
+struct ObservedEntries;
+
 /// `leml`: low-rank empirical risk minimisation with missing labels.
+///
+/// When the training set pairs feature vectors (dense or sparse left designs) with one asked label
+/// each (index right designs), and the operator scores it as c · a_i' U V' e_j (checked at start on a
+/// probe model against the operator itself), the factor solves run on that structure, as LEML's own
+/// code does: the distinct feature vectors once (an instance asked several labels is one column), the
+/// projections X'U of the V solve computed once per solve. The same arithmetic up to the order of
+/// floating-point sums; any other batch or operator takes the operator's generic products.
 class Leml final : public IterativeEstimator {
  public:
   explicit Leml(const Params& params);
@@ -48,6 +58,7 @@ class Leml final : public IterativeEstimator {
 
   Batch train_;
   const SensingOperator* op_ = nullptr;
+  std::unique_ptr<ObservedEntries> entries_;  ///< the structured products, when they apply
   LowRankModel model_;
   double objective_ = 0.0;
 };

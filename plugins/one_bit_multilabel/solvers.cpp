@@ -87,21 +87,26 @@ Matrix newton_cg(const LinearScores& map, const Loss& loss, const Vector& y, dou
     if (!(gradient_norm > options.gradient_tolerance)) break;
 
     // Conjugate gradients on H d = −∇F, H = A' diag(h) A + 2·penalty·I (positive definite).
-    auto hessian_times = [&](const Matrix& d) -> Matrix {
-      const Vector curvature = h.cwiseProduct(map.scores(d));
-      return map.adjoint(curvature) + 2.0 * penalty * d;
+    // H d, with the scores of d (A d) written to scores_of_d.
+    auto hessian_times = [&](const Matrix& d, Vector& scores_of_d) -> Matrix {
+      if (map.curvature) return map.curvature(d, h, scores_of_d) + 2.0 * penalty * d;
+      scores_of_d = map.scores(d);
+      return map.adjoint(h.cwiseProduct(scores_of_d)) + 2.0 * penalty * d;
     };
     Matrix direction = Matrix::Zero(theta.rows(), theta.cols());
+    Vector s_direction = Vector::Zero(y.size());  // A d = Σ α A(search)
+    Vector s_search;
     Matrix residual = -gradient;
     Matrix search = residual;
     double residual_sq = residual.squaredNorm();
     const double stop_sq = std::pow(options.cg_tolerance * gradient_norm, 2);
     for (int it = 0; it < options.cg_iterations && residual_sq > stop_sq; ++it) {
-      const Matrix h_search = hessian_times(search);
+      const Matrix h_search = hessian_times(search, s_search);
       const double curvature = inner(search, h_search);
       if (!(curvature > 0.0)) break;
       const double alpha = residual_sq / curvature;
       direction += alpha * search;
+      s_direction += alpha * s_search;
       residual -= alpha * h_search;
       const double next_sq = residual.squaredNorm();
       search = residual + (next_sq / residual_sq) * search;
@@ -109,7 +114,6 @@ Matrix newton_cg(const LinearScores& map, const Loss& loss, const Vector& y, dou
     }
 
     // Backtracking (Armijo) along the Newton direction; scores are linear in θ.
-    const Vector s_direction = map.scores(direction);
     const double slope = inner(gradient, direction);
     if (!(slope < 0.0)) break;
     double t = 1.0;

@@ -31,6 +31,9 @@ struct Loss {
 struct LinearScores {
   std::function<Vector(const Matrix&)> scores;
   std::function<Matrix(const Vector&)> adjoint;
+  /// Optional: `adjoint(h ∘ scores(d))` in one call, with `scores(d)` written to `scores_of_d`, for a
+  /// map that can form both in one pass over its data. When empty, newton_cg calls the two in turn.
+  std::function<Matrix(const Matrix& d, const Vector& h, Vector& scores_of_d)> curvature;
 };
 
 struct NewtonOptions {
@@ -42,8 +45,9 @@ struct NewtonOptions {
 
 /// Minimises  F(θ) = mean_i ℓ(y_i, s_i(θ)) + penalty·‖θ‖²_F  from `theta` by (inexact) Newton steps:
 /// each solves H d = −∇F by conjugate gradients, Hessian products costing one `scores` and one
-/// `adjoint` call, then backtracks (Armijo) along d. Returns the new θ; `objective` (if given)
-/// receives F at the result.
+/// `adjoint` call (or one `curvature` call), then backtracks (Armijo) along d; the scores of d are
+/// summed from those of the CG search directions (the map is linear), not formed again. Returns the
+/// new θ; `objective` (if given) receives F at the result.
 Matrix newton_cg(const LinearScores& map, const Loss& loss, const Vector& y, double penalty, Matrix theta,
                  const NewtonOptions& options, double* objective = nullptr);
 
