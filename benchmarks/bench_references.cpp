@@ -27,8 +27,8 @@ namespace {
 /// measures the core's peak; `rounds` × 12 × lanes × 2 FLOPs per call.
 #define RANKONE_FMA_CHAINS(VEC, SET1, FMA)                                  \
   VEC acc[12];                                                             \
-  for (int c = 0; c < 12; ++c) acc[c] = SET1(1.0 + 1e-3 * c);              \
-  const VEC a = SET1(0.999999999), b = SET1(1e-9);                         \
+  for (int c = 0; c < 12; ++c) acc[c] = SET1(start + 1e-3 * c);            \
+  const VEC a = SET1(factor), b = SET1(1e-9);                              \
   for (long r = 0; r < rounds; ++r)                                        \
     for (int c = 0; c < 12; ++c) acc[c] = FMA(acc[c], a, b);               \
   double lanes[sizeof(VEC) / sizeof(double)];                              \
@@ -39,10 +39,10 @@ namespace {
   }                                                                        \
   return sum;
 
-__attribute__((target("avx512f"))) double fma_peak_512(long rounds) {
+__attribute__((target("avx512f"))) double fma_peak_512(long rounds, double start, double factor) {
   RANKONE_FMA_CHAINS(__m512d, _mm512_set1_pd, _mm512_fmadd_pd)
 }
-__attribute__((target("avx2,fma"))) double fma_peak_256(long rounds) {
+__attribute__((target("avx2,fma"))) double fma_peak_256(long rounds, double start, double factor) {
   RANKONE_FMA_CHAINS(__m256d, _mm256_set1_pd, _mm256_fmadd_pd)
 }
 #undef RANKONE_FMA_CHAINS
@@ -55,7 +55,16 @@ void BM_PeakFma(benchmark::State& state) {
     state.SkipWithError("the CPU has no FMA instructions");
     return;
   }
-  for (auto _ : state) benchmark::DoNotOptimize(wide ? fma_peak_512(kRounds) : fma_peak_256(kRounds));
+  // Opaque inputs, re-read every time: the compiler would fold constant chains away, or hoist a
+  // call with the same arguments out of the loop.
+  double start = 1.0, factor = 0.999999999;
+  long rounds = kRounds;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(start);
+    benchmark::DoNotOptimize(factor);
+    benchmark::DoNotOptimize(rounds);
+    benchmark::DoNotOptimize(wide ? fma_peak_512(rounds, start, factor) : fma_peak_256(rounds, start, factor));
+  }
   const double lanes = wide ? 8.0 : 4.0;
   state.counters["flops"] = benchmark::Counter(static_cast<double>(state.iterations()) * kRounds * 12 * lanes * 2,
                                                benchmark::Counter::kIsRate);

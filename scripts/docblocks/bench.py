@@ -230,6 +230,9 @@ def performance():
     print()
     print("| benchmark | rate |")
     print("|---|---|")
+    if "BM_PeakFma" in rates:
+        print(f"| `BM_PeakFma` (FMA chains in registers, {rates['BM_PeakFma'].get('label', '')}) | "
+              f"{rates['BM_PeakFma']['flops'] / 1e9:.1f} GFLOP/s |")
     print(f"| `BM_Gemm/2000` (Eigen, 2000² × 2000²) | {rates['BM_Gemm/2000']['flops'] / 1e9:.1f} GFLOP/s |")
     print(f"| `BM_StreamTriad` (3 × 64 MiB) | {rates['BM_StreamTriad']['bytes_per_second'] / 1e9:.1f} GB/s |")
     print(f"| `BM_NaiveNormal` (`std::normal_distribution`, `mt19937_64`) | {si(rates['BM_NaiveNormal']['items_per_second'])} normals/s |")
