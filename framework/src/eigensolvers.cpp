@@ -152,7 +152,7 @@ SvdResult dense_singular(const LinearMap& apply, const LinearMap& apply_transpos
                             : Matrix(apply_checked(apply_transpose, Matrix::Identity(d1, d1), d2, "top_k_singular")
                                          .transpose());
   if (!A.allFinite()) return failed_svd(d1, d2, k, 0);
-  const Eigen::BDCSVD<Matrix> svd(A, Eigen::ComputeThinU | Eigen::ComputeThinV);
+  const Eigen::JacobiSVD<Matrix> svd(A, Eigen::ComputeThinU | Eigen::ComputeThinV);  // min(d1, d2) ≤ dense_below; BDCSVD: model.cpp
   SvdResult r;
   r.values = svd.singularValues().head(k);
   r.left = svd.matrixU().leftCols(k);
