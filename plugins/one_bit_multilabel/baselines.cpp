@@ -280,56 +280,58 @@ void Leml::start(DataSource& data, Rng& rng) {
   entries_ = observed_entries(train_, *op_, shape.d2, rank_);
 }
 
-double Leml::iterate(DataSource&) {
-  const double before = objective_;
+LinearScores Leml::u_step_map() const {
   if (entries_) {
-    // The same two solves on the structured training set (see ObservedEntries): a U product costs
-    // one pass over the m distinct feature vectors, a V product none (X'U is fixed during the V solve).
+    // The structured training set (see ObservedEntries): a U product costs one pass over the m
+    // distinct feature vectors.
     const ObservedEntries& e = *entries_;
     const Matrix right_t = e.c * model_.right.transpose();  // k × d2, the factor c folded in
-    LinearScores u_map;
-    u_map.scores = [&e, &right_t](const Matrix& D) { return e.scores(e.project(D), right_t); };
-    u_map.adjoint = [&e, &right_t](const Vector& g) { return e.accumulate(e.by_instance(g, right_t)); };
-    u_map.curvature = [&e, &right_t](const Matrix& D, const Vector& h, Vector& s) { return e.curvature(D, h, right_t, s); };
-    model_.left = newton_cg(u_map, loss_, train_.y, penalty_, model_.left, newton_);
-
-    const Matrix left_t = e.c * e.project(model_.left);  // k × m: c · U'X
-    LinearScores v_map;
-    v_map.scores = [&e, &left_t](const Matrix& E) { return e.scores(left_t, E.transpose()); };
-    v_map.adjoint = [&e, &left_t](const Vector& g) -> Matrix { return e.by_label(g, left_t).transpose(); };
-    double v_objective = 0.0;
-    model_.right = newton_cg(v_map, loss_, train_.y, penalty_, model_.right, newton_, &v_objective);
-    objective_ = v_objective + penalty_ * model_.left.squaredNorm();
-    if (!model_.all_finite() || !std::isfinite(objective_)) {
-      finish(Status::diverged, "leml: non-finite factors at iteration " + std::to_string(iteration() + 1));
-      return -1.0;
-    }
-    return std::abs(before - objective_) / std::max(std::abs(before), 1e-300);
+    LinearScores map;
+    map.scores = [&e, right_t](const Matrix& D) { return e.scores(e.project(D), right_t); };
+    map.adjoint = [&e, right_t](const Vector& g) { return e.accumulate(e.by_instance(g, right_t)); };
+    map.curvature = [&e, right_t](const Matrix& D, const Vector& h, Vector& s) { return e.curvature(D, h, right_t, s); };
+    return map;
   }
-  // U-step: scores 𝒜(D V') are linear in D; the adjoint is 𝒜'(g) V. The V-penalty is a constant.
-  LinearScores u_map;
-  u_map.scores = [this](const Matrix& D) {
+  // Scores 𝒜(D V') are linear in D; the adjoint is 𝒜'(g) V. The V-penalty is a constant.
+  LinearScores map;
+  map.scores = [this](const Matrix& D) {
     LowRankModel m;
     m.left = D;
     m.right = model_.right;
     return op_->forward(train_, m);
   };
-  u_map.adjoint = [this](const Vector& g) { return op_->adjoint_times(train_, g, model_.right); };
-  model_.left = newton_cg(u_map, loss_, train_.y, penalty_, model_.left, newton_);
+  map.adjoint = [this](const Vector& g) { return op_->adjoint_times(train_, g, model_.right); };
+  return map;
+}
 
-  // V-step: scores 𝒜(U E'), adjoint 𝒜'(g)' U.
-  LinearScores v_map;
-  v_map.scores = [this](const Matrix& E) {
+LinearScores Leml::v_step_map() const {
+  if (entries_) {
+    // X'U is fixed during the V solve: a V product needs no pass over the features.
+    const ObservedEntries& e = *entries_;
+    const Matrix left_t = e.c * e.project(model_.left);  // k × m: c · U'X
+    LinearScores map;
+    map.scores = [&e, left_t](const Matrix& E) { return e.scores(left_t, E.transpose()); };
+    map.adjoint = [&e, left_t](const Vector& g) -> Matrix { return e.by_label(g, left_t).transpose(); };
+    return map;
+  }
+  // Scores 𝒜(U E'), adjoint 𝒜'(g)' U.
+  LinearScores map;
+  map.scores = [this](const Matrix& E) {
     LowRankModel m;
     m.left = model_.left;
     m.right = E;
     return op_->forward(train_, m);
   };
-  v_map.adjoint = [this](const Vector& g) { return op_->adjoint_transpose_times(train_, g, model_.left); };
-  double v_objective = 0.0;
-  model_.right = newton_cg(v_map, loss_, train_.y, penalty_, model_.right, newton_, &v_objective);
-  objective_ = v_objective + penalty_ * model_.left.squaredNorm();
+  map.adjoint = [this](const Vector& g) { return op_->adjoint_transpose_times(train_, g, model_.left); };
+  return map;
+}
 
+double Leml::iterate(DataSource&) {
+  const double before = objective_;
+  model_.left = newton_cg(u_step_map(), loss_, train_.y, penalty_, model_.left, newton_);
+  double v_objective = 0.0;
+  model_.right = newton_cg(v_step_map(), loss_, train_.y, penalty_, model_.right, newton_, &v_objective);
+  objective_ = v_objective + penalty_ * model_.left.squaredNorm();
   if (!model_.all_finite() || !std::isfinite(objective_)) {
     finish(Status::diverged, "leml: non-finite factors at iteration " + std::to_string(iteration() + 1));
     return -1.0;

@@ -50,6 +50,11 @@ class Leml final : public IterativeEstimator {
   std::string stall_hint() const override { return "penalty may be too strong, or rank too low"; }
 
  private:
+  /// The scores of the U solve (V fixed) and of the V solve (U fixed): on the structured entries
+  /// when they apply, else through the operator. A map refers to the current factors.
+  LinearScores u_step_map() const;
+  LinearScores v_step_map() const;
+
   Index rank_;
   std::optional<Index> training_size_;
   double penalty_;

@@ -206,7 +206,6 @@ Batch SyntheticSource::produce(Index n) {
   const Index wanted = config_.size ? std::min(n, *config_.size - position_) : n;
   if (wanted <= 0) return empty_batch();
   Batch out = take_spare();  // a recycled batch's buffers: no allocation when the size repeats
-  out.right.reset();
   // With full_labels every instance carries all d2 labels, stored label-major: y(i + n·j).
   const Index labels = config_.full_labels ? config_.d2 : 1;
   out.y.resize(wanted * labels);
