@@ -111,8 +111,8 @@ void BM_SpectraStart(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
 
-/// The iteration's own four products, as its fused path calls them (rankone/linalg/blocked_products.hpp,
-/// one thread): P = X'[U V w], X·[diag(r) P_U, r], X'U_new, X·diag(r) X'U_new. The reference of the
+/// The iteration's own four products, in its two fused passes over X (rankone/linalg/blocked_products.hpp,
+/// one thread): X·[diag(r) P_U, r] with P = X'[U V w], then X·diag(r) X'U_new. The reference of the
 /// iteration (its step beside them) and of the machine (their FLOP rate beside BM_PeakFma).
 void BM_GfmProducts(benchmark::State& state) {
   Rng rng(3);
@@ -123,14 +123,21 @@ void BM_GfmProducts(benchmark::State& state) {
   rng.fill_normal(U_new.data(), U_new.size());
   Vector r(kBatch);
   rng.fill_normal(r.data(), r.size());
+  using Slice = Eigen::Ref<const Matrix>;
   for (auto _ : state) {
-    const Matrix P = blocked_transpose_times(X, UVw, 1);  // n × (2k + 1)
-    Matrix W(kBatch, kRank + 1);
-    W.leftCols(kRank) = r.asDiagonal() * P.leftCols(kRank);
-    W.col(kRank) = r;
-    const Matrix A = blocked_times(X, W, 1);                    // d × (k + 1): G U and X r
-    const Matrix Q = blocked_transpose_times(X, U_new, 1);      // n × k
-    const Matrix B = blocked_times(X, r.asDiagonal() * Q, 1);   // d × k: G U_new
+    const Matrix A = blocked_fused_products(  // d × (k + 1): G U and X r
+        X, UVw, kRank + 1,
+        [&](Index first, const Slice& P, Eigen::Ref<Matrix> W) {
+          W.leftCols(kRank).noalias() = r.segment(first, P.rows()).asDiagonal() * P.leftCols(kRank);
+          W.col(kRank) = r.segment(first, P.rows());
+        },
+        1);
+    const Matrix B = blocked_fused_products(  // d × k: G U_new
+        X, U_new, kRank,
+        [&](Index first, const Slice& Q, Eigen::Ref<Matrix> W) {
+          W.noalias() = r.segment(first, Q.rows()).asDiagonal() * Q;
+        },
+        1);
     benchmark::DoNotOptimize(A.data());
     benchmark::DoNotOptimize(B.data());
   }

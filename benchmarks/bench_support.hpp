@@ -36,8 +36,13 @@ class ReplaySource final : public DataSource {
   const SensingOperator& sensing_operator() const override { return inner_->sensing_operator(); }
   bool finite() const override { return false; }
   /// Copies the batch now, so that the next `next` only moves it: call it with the benchmark's
-  /// timer paused, and the timed step no longer pays for the copy.
-  void stage() { staged_ = batch_; }
+  /// timer paused, and the timed step no longer pays for the copy. The copy goes into the batch the
+  /// estimator recycled, as a generator's would, so that the step frees no memory either.
+  void stage() {
+    Batch copy = take_spare();
+    copy = batch_;
+    staged_ = std::move(copy);
+  }
 
  protected:
   Batch produce(Index) override {

@@ -144,27 +144,36 @@ Matrix GfmOnePass::model_transpose_times(const Matrix& Z) const {
   return V_ * (U_.transpose() * Z);
 }
 
-Vector GfmOnePass::dense_residual(const Batch& batch, Matrix& XtU) const {
+Vector GfmOnePass::dense_residual(const Batch& batch, Matrix& XrXtU) const {
   const Matrix& X = batch.left.dense;  // d × n
   const Index k = U_.cols();
-  Matrix F(X.rows(), 2 * k + (has_w_ ? 1 : 0));
+  const Index first_order = has_w_ ? 1 : 0;
+  Matrix F(X.rows(), 2 * k + first_order);
   F.leftCols(k) = U_;
   F.middleCols(k, k) = V_;
   if (has_w_) F.col(2 * k) = w_;
-  const Matrix P = blocked_transpose_times(X, F, resolve_threads(options_.threads));  // n × (2k + 1)
-  // x'(U V' + V U')x / 2 = Σ_a (x'U_a)(x'V_a).
-  Vector fitted = (P.leftCols(k).array() * P.middleCols(k, k).array()).rowwise().sum();
-  if (has_w_) fitted += P.col(2 * k);
-  if (options_.intercept) fitted.array() += b_;
-  XtU = P.leftCols(k);
-  return batch.y - fitted;
+  Vector residual(X.cols());
+  // Each slice's rows of P = X'[U V w] give its residuals, and with them its weights [r·X'U, r].
+  XrXtU = blocked_fused_products(
+      X, F, k + first_order,
+      [&](Index first, const Eigen::Ref<const Matrix>& P, Eigen::Ref<Matrix> W) {
+        // x'(U V' + V U')x / 2 = Σ_a (x'U_a)(x'V_a).
+        auto r = residual.segment(first, P.rows());
+        r = (P.leftCols(k).array() * P.middleCols(k, k).array()).rowwise().sum();
+        if (has_w_) r += P.col(2 * k);
+        if (options_.intercept) r.array() += b_;
+        r = batch.y.segment(first, P.rows()) - r;
+        W.leftCols(k).noalias() = r.asDiagonal() * P.leftCols(k);
+        if (has_w_) W.col(k) = r;
+      },
+      resolve_threads(options_.threads));
+  return residual;
 }
 
 void GfmOnePass::dense_update(const Batch& batch, const MomentInverse& inverse, const Vector& residual,
-                              const Matrix& XtU, Matrix& U_next, Matrix& V_next, Vector& w_next,
+                              const Matrix& XrXtU, Matrix& U_next, Matrix& V_next, Vector& w_next,
                               double& b_next) const {
   const Matrix& X = batch.left.dense;
-  const int threads = resolve_threads(options_.threads);
   const Index k = U_.cols();
   const double n = static_cast<double>(residual.size());
   const double shift = inverse.trace_shift * residual.mean();
@@ -172,26 +181,22 @@ void GfmOnePass::dense_update(const Batch& batch, const MomentInverse& inverse, 
   const auto G = [&](const Matrix& X_weighted, const Matrix& Z) -> Matrix {
     return inverse.scale * (X_weighted / n - shift * Z) + model_times(Z);
   };
-  // X·[diag(r) X'U, r] in one pass: G U and the first-order step X r.
-  Matrix W(residual.size(), k + (has_w_ ? 1 : 0));
-  W.leftCols(k).noalias() = residual.asDiagonal() * XtU;
-  if (has_w_) W.col(k) = residual;
-  const Matrix A = blocked_times(X, W, threads);
-  U_next = orthonormalize(G(A.leftCols(k), U_));
-  if (has_w_) w_next = w_ + A.col(k) / n;
-  const Matrix XtU_next = blocked_transpose_times(X, U_next, threads);
-  if (!options_.intercept) {
-    V_next = G(blocked_times(X, residual.asDiagonal() * XtU_next, threads), U_next);
-    return;
-  }
-  // The same pass also gives X X'U_new and X 1, so b = mean(y − x'U V'x − x'w) costs no pass of its
-  // own: Σ_i x_i'U V'x_i = Σ_a V_a'(X X'U)_a.
-  Matrix W_next(residual.size(), 2 * k + 1);
-  W_next.leftCols(k).noalias() = residual.asDiagonal() * XtU_next;
-  W_next.middleCols(k, k) = XtU_next;
-  W_next.col(2 * k).setOnes();
-  const Matrix B = blocked_times(X, W_next, threads);
+  U_next = orthonormalize(G(XrXtU.leftCols(k), U_));
+  if (has_w_) w_next = w_ + XrXtU.col(k) / n;
+  // One pass gives X diag(r) X'U_new and, with an intercept, X X'U_new and X 1 as well, so
+  // b = mean(y − x'U V'x − x'w) costs no pass of its own: Σ_i x_i'U V'x_i = Σ_a V_a'(X X'U)_a.
+  const Index weight_cols = options_.intercept ? 2 * k + 1 : k;
+  const Matrix B = blocked_fused_products(
+      X, U_next, weight_cols,
+      [&](Index first, const Eigen::Ref<const Matrix>& XtU_next, Eigen::Ref<Matrix> W) {
+        W.leftCols(k).noalias() = residual.segment(first, XtU_next.rows()).asDiagonal() * XtU_next;
+        if (!options_.intercept) return;
+        W.middleCols(k, k) = XtU_next;
+        W.col(2 * k).setOnes();
+      },
+      resolve_threads(options_.threads));
   V_next = G(B.leftCols(k), U_next);
+  if (!options_.intercept) return;
   const double quadratic = (V_next.array() * B.middleCols(k, k).array()).sum();
   const double linear = has_w_ ? B.col(2 * k).dot(w_next) : 0.0;
   b_next = (batch.y.sum() - quadratic - linear) / n;
@@ -209,8 +214,8 @@ double GfmOnePass::iterate(DataSource& data) {
   // x'Mx (+ x'w) on dense designs: the fused path. A symmetric operator measures <x x', M> + x'w by
   // SensingOperator's definition, so this computes the same quantities up to summation order.
   const bool dense = symmetric_ && batch.left.kind == DesignSide::Kind::dense && !batch.right;
-  Matrix XtU;
-  const Vector residual = dense ? dense_residual(batch, XtU) : Vector(batch.y - op.forward(batch, before));
+  Matrix XrXtU;
+  const Vector residual = dense ? dense_residual(batch, XrXtU) : Vector(batch.y - op.forward(batch, before));
 
   // The residual on a fresh batch is an out-of-sample error of the current estimate: its fit.
   const double residual_rms = rms(residual);
@@ -239,7 +244,7 @@ double GfmOnePass::iterate(DataSource& data) {
   Vector w_next = w_;
   double b_next = b_;
   if (dense) {
-    dense_update(batch, op.isotropic_inverse(data.shape()), residual, XtU, U_next, V_next, w_next, b_next);
+    dense_update(batch, op.isotropic_inverse(data.shape()), residual, XrXtU, U_next, V_next, w_next, b_next);
   } else {
     const MomentMaps moment = moment_maps(batch, op, data.shape(), residual);
     if (symmetric_) {

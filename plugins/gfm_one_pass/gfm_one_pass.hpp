@@ -59,12 +59,12 @@ class GfmOnePass final : public IterativeEstimator {
   Matrix model_times(const Matrix& Z) const;
   /// M_t' Z without forming M_t.
   Matrix model_transpose_times(const Matrix& Z) const;
-  /// r = y − x_i'M_t x_i − x_i'w_t for x'Mx on dense designs, from one pass X'[U V w]; `XtU` receives
-  /// the n × k block X'U, which G U needs again.
-  Vector dense_residual(const Batch& batch, Matrix& XtU) const;
-  /// The symmetric update (U ← QR(G U), V ← G U_new, w ← w + X r / n, and b) for dense designs, with
-  /// X'U from the residual: three more passes over X instead of the operator-generic path's seven.
-  void dense_update(const Batch& batch, const MomentInverse& inverse, const Vector& residual, const Matrix& XtU,
+  /// r = y − x_i'M_t x_i − x_i'w_t − b for x'Mx on dense designs and, in the same pass over X
+  /// (P = X'[U V w] and then X·W(P)), `XrXtU` = X·[diag(r) X'U, r]: the G U product and X r.
+  Vector dense_residual(const Batch& batch, Matrix& XrXtU) const;
+  /// The symmetric update (U ← QR(G U), V ← G U_new, w ← w + X r / n, and b) for dense designs from
+  /// the residual pass's X·[diag(r) X'U, r]: one more pass over X instead of the operator-generic path's seven.
+  void dense_update(const Batch& batch, const MomentInverse& inverse, const Vector& residual, const Matrix& XrXtU,
                     Matrix& U_next, Matrix& V_next, Vector& w_next, double& b_next) const;
   /// `intercept`: mean(y − 𝒜(M) − X'w) of the batch for the model (U, V, w), its least-squares b.
   double refit_intercept(const Batch& batch, const SensingOperator& op, const Matrix& U, const Matrix& V,

@@ -1,7 +1,8 @@
-// Blocked dense design products (rankone/linalg/blocked_products.hpp) against Eigen's plain
+// The fused dense design products (rankone/linalg/blocked_products.hpp) against Eigen's plain
 // products, and bitwise independence of the thread count. Sizes straddle the block size (2 048
-// designs) so that full, partial and single blocks all occur; d = 600 also splits each block into
-// cache slices (436 designs).
+// designs) so that full, partial and single blocks occur; d = 37 and 1 001 leave rows past the last
+// whole SIMD packet, d = 600 splits each block into slices of 108 designs, and the column counts
+// (1, 5, 7, 13) exercise every tile width.
 #include <catch2/catch.hpp>
 
 #include "rankone/core/rng.hpp"
@@ -17,45 +18,93 @@ Matrix normal_matrix(Index rows, Index cols, Rng& rng) {
   return M;
 }
 
-}  // namespace
-
-TEST_CASE("blocked_transpose_times and blocked_times equal the plain products", "[linalg][blocked]") {
-  Rng rng(41);
-  for (const Index d : {Index{37}, Index{600}})
-  for (const Index n : {Index{1}, Index{2047}, Index{2048}, Index{5000}}) {
-    CAPTURE(d, n);
-    const Matrix X = normal_matrix(d, n, rng);
-    const Matrix F = normal_matrix(d, 5, rng);
-    const Matrix W = normal_matrix(n, 4, rng);
-    const Matrix P = blocked_transpose_times(X, F, 1);
-    const Matrix G = blocked_times(X, W, 1);
-    const Matrix P_ref = X.transpose() * F;
-    const Matrix G_ref = X * W;
-    // Only the summation order differs: entries of size O(√d) and O(√n), rounding O(n·ε) at most.
-    CHECK((P - P_ref).cwiseAbs().maxCoeff() <= 1e-12 * (1.0 + P_ref.cwiseAbs().maxCoeff()));
-    CHECK((G - G_ref).cwiseAbs().maxCoeff() <= 1e-12 * static_cast<double>(n) * (1.0 + G_ref.cwiseAbs().maxCoeff()));
-  }
+/// X W(X'F) with weights W = [diag(r) P, P²]: both P and the weights of every design matter.
+Matrix fused(const Matrix& X, const Matrix& F, const Vector& r, int threads, Matrix* P_seen = nullptr) {
+  const Index m = F.cols();
+  return blocked_fused_products(
+      X, F, 2 * m,
+      [&](Index first, const Eigen::Ref<const Matrix>& P, Eigen::Ref<Matrix> W) {
+        if (P_seen) P_seen->middleRows(first, P.rows()) = P;
+        W.leftCols(m) = r.segment(first, P.rows()).asDiagonal() * P;
+        W.rightCols(m) = P.array().square().matrix();
+      },
+      threads);
 }
 
-TEST_CASE("blocked products are bitwise the same on any number of threads", "[linalg][blocked][threads]") {
+}  // namespace
+
+TEST_CASE("blocked_fused_products equals the plain products", "[linalg][blocked]") {
+  Rng rng(41);
+  for (const Index d : {Index{1}, Index{37}, Index{600}, Index{1001}})
+    for (const Index n : {Index{1}, Index{7}, Index{2047}, Index{2048}, Index{5000}})
+      for (const Index m : {Index{1}, Index{5}, Index{7}, Index{13}}) {
+        if (d * n > 3'000'000) continue;
+        CAPTURE(d, n, m);
+        const Matrix X = normal_matrix(d, n, rng);
+        const Matrix F = normal_matrix(d, m, rng);
+        const Vector r = normal_matrix(n, 1, rng);
+        Matrix P(n, m);
+        const Matrix G = fused(X, F, r, 1, &P);
+        const Matrix P_ref = X.transpose() * F;
+        Matrix W_ref(n, 2 * m);
+        W_ref.leftCols(m) = r.asDiagonal() * P_ref;
+        W_ref.rightCols(m) = P_ref.array().square().matrix();
+        const Matrix G_ref = X * W_ref;
+        // Only the summation order differs: P's entries are O(√d) with rounding O(d·ε); G's sums
+        // of n terms of size O(d) round by O(n·d·ε) at most.
+        CHECK((P - P_ref).cwiseAbs().maxCoeff() <= 1e-13 * static_cast<double>(d) * (1.0 + P_ref.cwiseAbs().maxCoeff()));
+        CHECK((G - G_ref).cwiseAbs().maxCoeff() <=
+              1e-13 * static_cast<double>(n * d) * (1.0 + W_ref.cwiseAbs().maxCoeff()));
+      }
+}
+
+TEST_CASE("blocked_fused_products sums each entry of X W over the designs in order", "[linalg][blocked]") {
+  // Bitwise agreement with a plain loop over the designs (fused where the build has FMA) shows the
+  // order: each entry is summed left to right, in whole packets and past them alike.
+  Rng rng(42);
+  const Index d = 19;  // rows in whole packets and past them
+  const Index n = 300;
+  const Matrix X = normal_matrix(d, n, rng);
+  const Matrix F = normal_matrix(d, 3, rng);
+  const Vector r = normal_matrix(n, 1, rng);
+  Matrix P(n, 3);
+  const Matrix G = fused(X, F, r, 1, &P);
+  Matrix W(n, 6);
+  W.leftCols(3) = r.asDiagonal() * P;
+  W.rightCols(3) = P.array().square().matrix();
+  Matrix G_loop = Matrix::Zero(d, 6);
+  for (Index i = 0; i < n; ++i)
+    for (Index c = 0; c < 6; ++c)
+      for (Index j = 0; j < d; ++j) {
+#ifdef __FMA__
+        G_loop(j, c) = std::fma(X(j, i), W(i, c), G_loop(j, c));
+#else
+        G_loop(j, c) = X(j, i) * W(i, c) + G_loop(j, c);
+#endif
+      }
+  CHECK(G == G_loop);
+}
+
+TEST_CASE("blocked_fused_products is bitwise the same on any number of threads", "[linalg][blocked][threads]") {
   Rng rng(43);
   const Index n = 3 * kDesignBlock + 17;
   const Matrix X = normal_matrix(600, n, rng);
   const Matrix F = normal_matrix(600, 3, rng);
-  const Matrix W = normal_matrix(n, 3, rng);
-  const Matrix P1 = blocked_transpose_times(X, F, 1);
-  const Matrix G1 = blocked_times(X, W, 1);
+  const Vector r = normal_matrix(n, 1, rng);
+  Matrix P1(n, 3);
+  const Matrix G1 = fused(X, F, r, 1, &P1);
   for (const int threads : {2, 3, 8, 0}) {
     INFO("threads = " << threads);
-    CHECK(blocked_transpose_times(X, F, threads) == P1);
-    CHECK(blocked_times(X, W, threads) == G1);
+    Matrix P(n, 3);
+    CHECK(fused(X, F, r, threads, &P) == G1);
+    CHECK(P == P1);
   }
 }
 
 TEST_CASE("blocked products reject mismatched shapes", "[linalg][blocked]") {
   const Matrix X = Matrix::Zero(4, 10);
-  CHECK_THROWS_WITH(blocked_transpose_times(X, Matrix::Zero(3, 2), 1), Catch::Contains("F has 3 rows, X has 4"));
-  CHECK_THROWS_WITH(blocked_times(X, Matrix::Zero(9, 2), 1), Catch::Contains("W has 9 rows, X has 10 columns"));
+  const auto none = [](Index, const Eigen::Ref<const Matrix>&, Eigen::Ref<Matrix>) {};
+  CHECK_THROWS_WITH(blocked_fused_products(X, Matrix::Zero(3, 2), 1, none, 1), Catch::Contains("F has 3 rows, X has 4"));
   CHECK(resolve_threads(3) == 3);
   CHECK(resolve_threads(0) >= 1);
 }
