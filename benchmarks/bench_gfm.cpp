@@ -229,8 +229,8 @@ void BM_OnePassRunPrefetch(benchmark::State& state) { one_pass_run(state, kBatch
 
 BENCHMARK(BM_GfmIteration)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 BENCHMARK(BM_GfmIterationThreads)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->MinTime(3.0)->UseRealTime()->MeasureProcessCPUTime();
-BENCHMARK(BM_GfmStart)->Unit(benchmark::kMillisecond)->Iterations(2);
-BENCHMARK(BM_SpectraStart)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_GfmStart)->Unit(benchmark::kMillisecond)->Iterations(4);
+BENCHMARK(BM_SpectraStart)->Unit(benchmark::kMillisecond)->Iterations(4);
 BENCHMARK(BM_GfmProducts)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 BENCHMARK(BM_DenseProducts)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 BENCHMARK(BM_GeneratorRate)->Unit(benchmark::kMillisecond)->MinTime(3.0);

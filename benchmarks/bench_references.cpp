@@ -128,6 +128,23 @@ void BM_FillNormal(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kNormals);
 }
 
+extern "C" void rankone_baseline_fill_normal(rankone::Rng* state, double* out, std::int64_t n);
+
+/// The same generator as the portable build compiles it (benchmarks/baseline_rng.cpp): the
+/// reference of "the generator compiled for this machine", with a check that the stream is the same.
+void BM_FillNormalPortable(benchmark::State& state) {
+  Rng rng(7), check(7);
+  std::vector<double> out(kNormals), expected(kNormals);
+  rankone_baseline_fill_normal(&rng, out.data(), kNormals);
+  check.fill_normal(expected.data(), kNormals);
+  if (out != expected) state.SkipWithError("the portable build's fill_normal draws another stream");
+  for (auto _ : state) {
+    rankone_baseline_fill_normal(&rng, out.data(), kNormals);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kNormals);
+}
+
 /// One registered sampler drawing n = 2000 designs of dimension 1000 (items: coordinates, or
 /// designs for index samplers, whose designs are one number each).
 void sampler_rate(benchmark::State& state, const Json& ref) {
@@ -214,6 +231,7 @@ BENCHMARK(BM_Gemm)->Arg(2000)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_StreamTriad)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_NaiveNormal)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_FillNormal)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_FillNormalPortable)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK_CAPTURE(sampler_rate, gaussian, Json{{"name", "gaussian"}})->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(sampler_rate, bernoulli, Json{{"name", "bernoulli"}})->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(sampler_rate, uniform, Json{{"name", "uniform"}})->Unit(benchmark::kMillisecond);

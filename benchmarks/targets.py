@@ -123,7 +123,11 @@ def main():
     else:
         report.target("one-pass run with prefetch / generator alone", None, 0.8, True,
                       "BM_OnePassRunPrefetch/30, BM_GeneratorRate")
-    naive, fill = find(refs, "BM_NaiveNormal"), find(refs, "BM_FillNormal")
+    naive, fill, portable = find(refs, "BM_NaiveNormal"), find(refs, "BM_FillNormal"), find(refs, "BM_FillNormalPortable")
+    report.target("normal generator Rng::fill_normal / the same source built portable (x86-64), same stream",
+                  items_per_cpu_second(fill) / items_per_cpu_second(portable) if portable and fill else None, 1.4, True,
+                  f"{items_per_cpu_second(fill) / 1e6:.0f} M/s vs {items_per_cpu_second(portable) / 1e6:.0f} M/s"
+                  if portable and fill else "BM_FillNormal, BM_FillNormalPortable")
     report.target("normal generator Rng::fill_normal / naive sampler (std::normal_distribution + mt19937_64)",
                   items_per_cpu_second(fill) / items_per_cpu_second(naive) if naive and fill else None, 3.0, True,
                   f"{items_per_cpu_second(fill) / 1e6:.0f} M/s vs {items_per_cpu_second(naive) / 1e6:.0f} M/s"
