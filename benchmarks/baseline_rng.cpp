@@ -5,8 +5,8 @@
 
 #include "rankone/core/rng.hpp"
 
-extern "C" __attribute__((visibility("default"))) void rankone_baseline_fill_normal(rankone::Rng* state,
-                                                                                    double* out, std::int64_t n) {
+extern "C" __attribute__((visibility("default"))) void rankone_baseline_fill_normal(rankone::Rng* state, double* out,
+                                                                                    std::int64_t n) {
   // Rng's layout is the same in both builds (four 64-bit words), so the caller's state is used as is.
   state->fill_normal(out, n);
 }

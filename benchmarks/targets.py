@@ -14,11 +14,20 @@ import sys
 
 
 def load(results, suite):
+    """The suite's benchmarks by name: the median of the repetitions where the suite was repeated
+    (benchmarks/run repeats bench_gfm, interleaved at random), else the one run."""
     path = results / f"{suite}.json"
     if not path.exists():
         return {}
     data = json.loads(path.read_text())
-    return {b["name"]: b for b in data.get("benchmarks", []) if b.get("run_type", "iteration") == "iteration"}
+    by_name = {}
+    for b in data.get("benchmarks", []):
+        if b.get("run_type", "iteration") == "iteration":
+            by_name.setdefault(b.get("run_name", b["name"]), b)
+    for b in data.get("benchmarks", []):
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") == "median":
+            by_name[b["run_name"]] = dict(b, name=b["run_name"])
+    return by_name
 
 
 def cpu_seconds(bench):

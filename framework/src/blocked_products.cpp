@@ -1,5 +1,4 @@
-// Dense design products in one pass, by register-tiled SIMD kernels
-// (rankone/linalg/blocked_products.hpp).
+// Dense design products in one pass, by register-tiled SIMD kernels (rankone/linalg/blocked_products.hpp).
 #include "rankone/linalg/blocked_products.hpp"
 
 #include <algorithm>
@@ -14,13 +13,11 @@ namespace {
 
 namespace ei = Eigen::internal;
 
-/// The widest packet of doubles the build's instruction set has (2 with SSE2, 4
-/// with AVX2, 8 with AVX-512).
+/// The widest packet of doubles the build's instruction set has (2 with SSE2, 4 with AVX2, 8 with AVX-512).
 using Packet = ei::packet_traits<double>::type;
 constexpr Index kLanes = sizeof(Packet) / sizeof(double);
 
-/// a·b + c rounded as the packets round it (fused where the build has FMA), for
-/// the scalar tails.
+/// a·b + c rounded as the packets round it (fused where the build has FMA), for the scalar tails.
 inline double madd(double a, double b, double c) {
 #ifdef __FMA__
   return std::fma(a, b, c);
@@ -29,18 +26,15 @@ inline double madd(double a, double b, double c) {
 #endif
 }
 
-/// Loops over a tile's packets run unrolled, so that its accumulators live in
-/// registers (GCC keeps an array it indexes in a loop on the stack).
-#define UNROLL _Pragma("GCC unroll 8")
+// `#pragma GCC unroll` on a tile's loops keeps its accumulator arrays in registers (GCC leaves an array
+// indexed in a rolled loop on the stack).
 
-/// Designs per tile of X_s'F: 4 designs × 3 columns are 12 accumulators, which
-/// with 3 packets of F and 1 of X fill the 16 vector registers of SSE2 and
-/// AVX2; each loaded packet serves 3 or 4 multiply-adds.
+/// Designs per tile of X_s'F: 4 designs × 3 columns are 12 accumulators, which with 3 packets of F and 1 of X
+/// fill the 16 vector registers of SSE2 and AVX2; each loaded packet serves 3 or 4 multiply-adds.
 constexpr int kDesignTile = 4;
 
-/// The packet, held in a register: GCC would otherwise fold its load into each
-/// multiply-add that uses it and load it once per design, which makes the tile
-/// wait on loads rather than arithmetic.
+/// The packet, held in a register: GCC would otherwise fold its load into each multiply-add that uses it and
+/// load it once per design, which makes the tile wait on loads rather than arithmetic.
 inline Packet in_register(Packet p) {
 #if defined(__GNUC__)
   asm("" : "+x"(p));
@@ -48,17 +42,15 @@ inline Packet in_register(Packet p) {
   return p;
 }
 
-/// Reads the designs of the next tile into the cache a line at a time, at about
-/// the rate the current tile's arithmetic leaves the memory bus idle: the
-/// hardware prefetcher alone keeps the first pass over each tile waiting on
-/// memory.
+/// Reads the designs of the next tile into the cache a line at a time, at about the rate the current tile's
+/// arithmetic leaves the memory bus idle: the hardware prefetcher alone keeps the first pass over each tile
+/// waiting on memory.
 struct Ahead {
-  const double *next;
-  const double *end;
-  Index interval; ///< packets of one column between two lines read ahead
+  const double* next;
+  const double* end;
+  Index interval;  ///< packets of one column between two lines read ahead
   void touch(Index packet) {
-    if (packet % interval != 0 || next >= end)
-      return;
+    if (packet % interval != 0 || next >= end) return;
     ei::prefetch(next);
     next += 64 / sizeof(double);
   }
@@ -66,105 +58,90 @@ struct Ahead {
 
 Index block_count(Index n) { return (n + kDesignBlock - 1) / kDesignBlock; }
 
-/// Designs per slice: about 512 KB of X (64 designs at d = 1 000), so that the
-/// slice read from memory for X_s'F is still in L2 or L3 when X_s W uses it. A
-/// multiple of the design tile; depends on d only, and the result does not
-/// depend on it at all.
+/// Designs per slice: about 512 KB of X (64 designs at d = 1 000), so that the slice read from memory for X_s'F
+/// is still in L2 or L3 when X_s W uses it. A multiple of the design tile; depends on d only, and the result
+/// does not depend on it at all.
 Index slice_size(Index d) {
-  return std::clamp<Index>(((Index{1} << 16) / std::max<Index>(d, 1)) /
-                               kDesignTile * kDesignTile,
-                           kDesignTile, kDesignBlock);
+  return std::clamp<Index>(((Index{1} << 16) / std::max<Index>(d, 1)) / kDesignTile * kDesignTile, kDesignTile,
+                           kDesignBlock);
 }
 
-/// Adds x_i(j)·f_c(j) for j in [j_begin, j_end) (whole packets) to the packet
-/// sums of DESIGNS designs and COLUMNS columns (packet c·DESIGNS + i of
-/// `sums`), which stay in registers meanwhile.
+/// Adds x_i(j)·f_c(j) for j in [j_begin, j_end) (whole packets) to the packet sums of DESIGNS designs and
+/// COLUMNS columns (packet c·DESIGNS + i of `sums`), which stay in registers meanwhile.
 template <int DESIGNS, int COLUMNS>
-void dot_tile(const double *const *x, const double *const *f, Index j_begin,
-              Index j_end, double *sums, Ahead &ahead) {
+void dot_tile(const double* const* x, const double* const* f, Index j_begin, Index j_end, double* sums, Ahead& ahead) {
   Packet sum[DESIGNS][COLUMNS];
-  UNROLL for (int i = 0; i < DESIGNS; ++i)
-      UNROLL for (int c = 0; c < COLUMNS; ++c) sum[i][c] =
-          ei::ploadu<Packet>(sums + (c * DESIGNS + i) * kLanes);
+#pragma GCC unroll 8
+  for (int i = 0; i < DESIGNS; ++i)
+#pragma GCC unroll 8
+    for (int c = 0; c < COLUMNS; ++c) sum[i][c] = ei::ploadu<Packet>(sums + (c * DESIGNS + i) * kLanes);
   for (Index j = j_begin; j < j_end; j += kLanes) {
     ahead.touch(j / kLanes);
     Packet fj[COLUMNS];
-    UNROLL for (int c = 0; c < COLUMNS; ++c) fj[c] =
-        in_register(ei::ploadu<Packet>(f[c] + j));
-    UNROLL for (int i = 0; i < DESIGNS; ++i) {
+#pragma GCC unroll 8
+    for (int c = 0; c < COLUMNS; ++c) fj[c] = in_register(ei::ploadu<Packet>(f[c] + j));
+#pragma GCC unroll 8
+    for (int i = 0; i < DESIGNS; ++i) {
       const Packet xj = in_register(ei::ploadu<Packet>(x[i] + j));
-      UNROLL for (int c = 0; c < COLUMNS; ++c) sum[i][c] =
-          ei::pmadd(xj, fj[c], sum[i][c]);
+#pragma GCC unroll 8
+      for (int c = 0; c < COLUMNS; ++c) sum[i][c] = ei::pmadd(xj, fj[c], sum[i][c]);
     }
   }
-  UNROLL for (int i = 0; i < DESIGNS; ++i)
-      UNROLL for (int c = 0; c < COLUMNS; ++c)
-          ei::pstoreu(sums + (c * DESIGNS + i) * kLanes, sum[i][c]);
+#pragma GCC unroll 8
+  for (int i = 0; i < DESIGNS; ++i)
+#pragma GCC unroll 8
+    for (int c = 0; c < COLUMNS; ++c) ei::pstoreu(sums + (c * DESIGNS + i) * kLanes, sum[i][c]);
 }
 
-/// Features per chunk of a tile: the tile's 4 designs × 256 features (8 KB)
-/// stay in L1 while every column of F goes by, so that only F's packets come
-/// from L2.
+/// Features per chunk of a tile: the tile's 4 designs × 256 features (8 KB) stay in L1 while every column of F
+/// goes by, so that only F's packets come from L2.
 constexpr Index kFeatureChunk = 256;
 
-/// P(i, c) = x_i'f_c for DESIGNS designs and every column of F, three columns
-/// per tile: packets along the features, one reduction at the end, then the
-/// features past the last whole packet. `sums` holds DESIGNS × F.cols()
-/// packets.
+/// P(i, c) = x_i'f_c for DESIGNS designs and every column of F, three columns per tile: packets along the
+/// features, one reduction at the end, then the features past the last whole packet. `sums` holds DESIGNS ×
+/// F.cols() packets.
 template <int DESIGNS>
-void dot_row_of_tiles(const double *const *x, const Matrix &F, double *p,
-                      Index p_stride, const double *X_end, double *sums) {
+void dot_row_of_tiles(const double* const* x, const Matrix& F, double* p, Index p_stride, const double* X_end,
+                      double* sums) {
   const Index d = F.rows();
   const Index m = F.cols();
   const Index whole = d / kLanes * kLanes;
-  // The next tile (designs are contiguous), read ahead over this tile's calls
-  // of dot_tile.
+  // The next tile (designs are contiguous), read ahead over this tile's calls of dot_tile.
   const Index lines = DESIGNS * d * Index{sizeof(double)} / 64 + 1;
   const Index calls = (m + 2) / 3;
   Ahead ahead{x[0] + DESIGNS * d, std::min(X_end, x[0] + 2 * DESIGNS * d),
               std::max<Index>(1, d / kLanes * calls / lines)};
   std::fill(sums, sums + DESIGNS * m * kLanes, 0.0);
-  const double *f[3];
+  const double* f[3];
   for (Index j0 = 0; j0 < whole; j0 += kFeatureChunk) {
     const Index j1 = std::min(whole, j0 + kFeatureChunk);
     Index c = 0;
     for (; c + 3 <= m; c += 3) {
-      for (int t = 0; t < 3; ++t)
-        f[t] = F.col(c + t).data();
+      for (int t = 0; t < 3; ++t) f[t] = F.col(c + t).data();
       dot_tile<DESIGNS, 3>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
     }
-    for (int t = 0; c + t < m; ++t)
-      f[t] = F.col(c + t).data();
-    if (m - c == 2)
-      dot_tile<DESIGNS, 2>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
-    if (m - c == 1)
-      dot_tile<DESIGNS, 1>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
+    for (int t = 0; c + t < m; ++t) f[t] = F.col(c + t).data();
+    if (m - c == 2) dot_tile<DESIGNS, 2>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
+    if (m - c == 1) dot_tile<DESIGNS, 1>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
   }
   for (Index c = 0; c < m; ++c)
     for (int i = 0; i < DESIGNS; ++i) {
-      double s =
-          ei::predux(ei::ploadu<Packet>(sums + (c * DESIGNS + i) * kLanes));
-      for (Index t = whole; t < d; ++t)
-        s = madd(x[i][t], F(t, c), s);
+      double s = ei::predux(ei::ploadu<Packet>(sums + (c * DESIGNS + i) * kLanes));
+      for (Index t = whole; t < d; ++t) s = madd(x[i][t], F(t, c), s);
       p[i + c * p_stride] = s;
     }
 }
 
-/// P = X_s'F for the s designs from `X_s` (d × s, contiguous), into P (s × m,
-/// column stride p_stride); `X_end` bounds the reading ahead. Not inlined, so
-/// that a profile tells the two kernels apart.
-__attribute__((noinline)) void slice_transpose_times(const double *X_s, Index s,
-                                                     const Matrix &F, double *p,
-                                                     Index p_stride,
-                                                     const double *X_end) {
+/// P = X_s'F for the s designs from `X_s` (d × s, contiguous), into P (s × m, column stride p_stride); `X_end`
+/// bounds the reading ahead. Not inlined, so that a profile tells the two kernels apart.
+__attribute__((noinline)) void slice_transpose_times(const double* X_s, Index s, const Matrix& F, double* p,
+                                                     Index p_stride, const double* X_end) {
   const Index d = F.rows();
-  std::vector<double> sums(
-      static_cast<std::size_t>(kDesignTile * F.cols() * kLanes));
-  const double *x[kDesignTile];
+  std::vector<double> sums(static_cast<std::size_t>(kDesignTile * F.cols() * kLanes));
+  const double* x[kDesignTile];
   Index i = 0;
   for (; i + kDesignTile <= s; i += kDesignTile) {
-    for (int t = 0; t < kDesignTile; ++t)
-      x[t] = X_s + (i + t) * d;
+    for (int t = 0; t < kDesignTile; ++t) x[t] = X_s + (i + t) * d;
     dot_row_of_tiles<kDesignTile>(x, F, p + i, p_stride, X_end, sums.data());
   }
   for (; i < s; ++i) {
@@ -173,95 +150,83 @@ __attribute__((noinline)) void slice_transpose_times(const double *X_s, Index s,
   }
 }
 
-/// G(j, c) += Σ_i X_s(j, i) W(i, c), i = 0 … s − 1 in order, for PACKETS
-/// packets of rows from j0 and COLUMNS columns: the tile of G stays in
-/// registers while the slice's designs go by.
+/// G(j, c) += Σ_i X_s(j, i) W(i, c), i = 0 … s − 1 in order, for PACKETS packets of rows from j0 and COLUMNS
+/// columns: the tile of G stays in registers while the slice's designs go by.
 template <int PACKETS, int COLUMNS>
-void axpy_tile(const double *X_s, Index d, Index s, const double *w,
-               Index w_stride, double *g, Index j0) {
+void axpy_tile(const double* X_s, Index d, Index s, const double* w, Index w_stride, double* g, Index j0) {
   Packet sum[PACKETS][COLUMNS];
-  UNROLL for (int c = 0; c < COLUMNS; ++c)
-      UNROLL for (int v = 0; v < PACKETS; ++v) sum[v][c] =
-          ei::ploadu<Packet>(g + c * d + j0 + v * kLanes);
+#pragma GCC unroll 8
+  for (int c = 0; c < COLUMNS; ++c)
+#pragma GCC unroll 8
+    for (int v = 0; v < PACKETS; ++v) sum[v][c] = ei::ploadu<Packet>(g + c * d + j0 + v * kLanes);
   for (Index i = 0; i < s; ++i) {
-    const double *xi = X_s + i * d + j0;
-    ei::prefetch(xi + PACKETS * kLanes); // this design's rows of the next tile:
-                                         // X_s is read across, not along
+    const double* xi = X_s + i * d + j0;
+    ei::prefetch(xi + PACKETS * kLanes);  // this design's rows of the next tile: X_s is read across
     Packet xj[PACKETS];
-    UNROLL for (int v = 0; v < PACKETS; ++v) xj[v] =
-        ei::ploadu<Packet>(xi + v * kLanes);
-    UNROLL for (int c = 0; c < COLUMNS; ++c) {
+#pragma GCC unroll 8
+    for (int v = 0; v < PACKETS; ++v) xj[v] = ei::ploadu<Packet>(xi + v * kLanes);
+#pragma GCC unroll 8
+    for (int c = 0; c < COLUMNS; ++c) {
       const Packet wic = ei::pset1<Packet>(w[i + c * w_stride]);
-      UNROLL for (int v = 0; v < PACKETS; ++v) sum[v][c] =
-          ei::pmadd(xj[v], wic, sum[v][c]);
+#pragma GCC unroll 8
+      for (int v = 0; v < PACKETS; ++v) sum[v][c] = ei::pmadd(xj[v], wic, sum[v][c]);
     }
   }
-  UNROLL for (int c = 0; c < COLUMNS; ++c)
-      UNROLL for (int v = 0; v < PACKETS; ++v)
-          ei::pstoreu(g + c * d + j0 + v * kLanes, sum[v][c]);
+#pragma GCC unroll 8
+  for (int c = 0; c < COLUMNS; ++c)
+#pragma GCC unroll 8
+    for (int v = 0; v < PACKETS; ++v) ei::pstoreu(g + c * d + j0 + v * kLanes, sum[v][c]);
 }
 
 template <int PACKETS>
-void axpy_columns(const double *X_s, Index d, Index s, const double *w,
-                  Index w_stride, double *g, Index j0, Index columns) {
-  switch (columns) { // at most 6 columns per tile: 12 accumulators, 2 rows of
-                     // X, 1 weight in 16 registers
-  case 1:
-    return axpy_tile<PACKETS, 1>(X_s, d, s, w, w_stride, g, j0);
-  case 2:
-    return axpy_tile<PACKETS, 2>(X_s, d, s, w, w_stride, g, j0);
-  case 3:
-    return axpy_tile<PACKETS, 3>(X_s, d, s, w, w_stride, g, j0);
-  case 4:
-    return axpy_tile<PACKETS, 4>(X_s, d, s, w, w_stride, g, j0);
-  case 5:
-    return axpy_tile<PACKETS, 5>(X_s, d, s, w, w_stride, g, j0);
-  default:
-    return axpy_tile<PACKETS, 6>(X_s, d, s, w, w_stride, g, j0);
+void axpy_columns(const double* X_s, Index d, Index s, const double* w, Index w_stride, double* g, Index j0,
+                  Index columns) {
+  // At most 6 columns per tile: 12 accumulators, 2 packets of X and 1 weight fit 16 registers.
+  switch (columns) {
+    case 1:
+      return axpy_tile<PACKETS, 1>(X_s, d, s, w, w_stride, g, j0);
+    case 2:
+      return axpy_tile<PACKETS, 2>(X_s, d, s, w, w_stride, g, j0);
+    case 3:
+      return axpy_tile<PACKETS, 3>(X_s, d, s, w, w_stride, g, j0);
+    case 4:
+      return axpy_tile<PACKETS, 4>(X_s, d, s, w, w_stride, g, j0);
+    case 5:
+      return axpy_tile<PACKETS, 5>(X_s, d, s, w, w_stride, g, j0);
+    default:
+      return axpy_tile<PACKETS, 6>(X_s, d, s, w, w_stride, g, j0);
   }
 }
 
-/// G += X_s W for the s designs from `X_s` (d × s) and W (s × G.cols(), column
-/// stride w_stride). Rows outermost: the slice's lines of a tile of rows, read
-/// from L2 for the first six columns, are still in L1 for the next six. Not
-/// inlined, so that a profile tells the two kernels apart.
-__attribute__((noinline)) void slice_times_accumulate(const double *X_s,
-                                                      Index s, const double *w,
-                                                      Index w_stride,
-                                                      Matrix &G) {
+/// G += X_s W for the s designs from `X_s` (d × s) and W (s × G.cols(), column stride w_stride). Rows
+/// outermost: the slice's lines of a tile of rows, read from L2 for the first six columns, are still in L1 for
+/// the next six. Not inlined, so that a profile tells the two kernels apart.
+__attribute__((noinline)) void slice_times_accumulate(const double* X_s, Index s, const double* w, Index w_stride,
+                                                      Matrix& G) {
   const Index d = G.rows();
   const Index m = G.cols();
   const auto tile_columns = [&](auto packets, Index j) {
     for (Index c = 0; c < m; c += 6)
-      axpy_columns<decltype(packets)::value>(X_s, d, s, w + c * w_stride,
-                                             w_stride, G.col(c).data(), j,
+      axpy_columns<decltype(packets)::value>(X_s, d, s, w + c * w_stride, w_stride, G.col(c).data(), j,
                                              std::min<Index>(6, m - c));
   };
   Index j = 0;
-  for (; j + 2 * kLanes <= d; j += 2 * kLanes)
-    tile_columns(std::integral_constant<int, 2>{}, j);
-  for (; j + kLanes <= d; j += kLanes)
-    tile_columns(std::integral_constant<int, 1>{}, j);
-  for (; j < d;
-       ++j) // the rows past the last whole packet, summed in the same order
+  for (; j + 2 * kLanes <= d; j += 2 * kLanes) tile_columns(std::integral_constant<int, 2>{}, j);
+  for (; j + kLanes <= d; j += kLanes) tile_columns(std::integral_constant<int, 1>{}, j);
+  for (; j < d; ++j)  // the rows past the last whole packet, summed in the same order
     for (Index c = 0; c < m; ++c) {
       double sum = G(j, c);
-      for (Index i = 0; i < s; ++i)
-        sum = madd(X_s[i * d + j], w[i + c * w_stride], sum);
+      for (Index i = 0; i < s; ++i) sum = madd(X_s[i * d + j], w[i + c * w_stride], sum);
       G(j, c) = sum;
     }
 }
 
-#undef UNROLL
+}  // namespace
 
-} // namespace
-
-Matrix blocked_fused_products(const Matrix &X, const Matrix &F,
-                              Index weight_cols, const SliceWeights &weights,
+Matrix blocked_fused_products(const Matrix& X, const Matrix& F, Index weight_cols, const SliceWeights& weights,
                               int threads) {
   if (F.rows() != X.rows()) {
-    throw std::invalid_argument("blocked_fused_products: F has " +
-                                std::to_string(F.rows()) + " rows, X has " +
+    throw std::invalid_argument("blocked_fused_products: F has " + std::to_string(F.rows()) + " rows, X has " +
                                 std::to_string(X.rows()));
   }
   const Index d = X.rows();
@@ -270,24 +235,22 @@ Matrix blocked_fused_products(const Matrix &X, const Matrix &F,
   const Index slice = slice_size(d);
   std::vector<Matrix> partial(static_cast<std::size_t>(blocks));
   for_each_unit(blocks, threads, [&](Index b) {
-    Matrix &G = partial[static_cast<std::size_t>(b)];
+    Matrix& G = partial[static_cast<std::size_t>(b)];
     G.setZero(d, weight_cols);
     Matrix P(slice, F.cols());
     Matrix W(slice, weight_cols);
     const Index end = std::min(n, (b + 1) * kDesignBlock);
-    for (Index first = b * kDesignBlock; first < end;
-         first += slice) { // slices in order within the block
+    for (Index first = b * kDesignBlock; first < end; first += slice) {  // slices in order within the block
       const Index size = std::min(slice, end - first);
-      const double *X_s = X.col(first).data();
+      const double* X_s = X.col(first).data();
       slice_transpose_times(X_s, size, F, P.data(), slice, X.data() + X.size());
       weights(first, P.topRows(size), W.topRows(size));
       slice_times_accumulate(X_s, size, W.data(), slice, G);
     }
   });
   Matrix out = Matrix::Zero(d, weight_cols);
-  for (const Matrix &p : partial)
-    out += p; // block order: the same sums whatever the thread count
+  for (const Matrix& p : partial) out += p;  // block order: the same sums whatever the thread count
   return out;
 }
 
-} // namespace rankone
+}  // namespace rankone

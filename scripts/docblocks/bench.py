@@ -102,7 +102,9 @@ def one_bit():
 
 
 def gfm():
-    s = Suite("bench_gfm")
+    # Three repetitions in random order, their means: the ratios compare neighbours of one run.
+    s = Suite("bench_gfm", "--benchmark_repetitions=3", "--benchmark_enable_random_interleaving=true",
+              "--benchmark_report_aggregates_only=true")
     iteration, products, eigen = s.cpu("BM_GfmIteration"), s.cpu("BM_GfmProducts"), s.cpu("BM_DenseProducts")
     generator = s.cpu("BM_GeneratorRate")
     gflops = lambda name: f"{s.get(name)['flops'] / 1e9:.1f} GFLOP/s"
@@ -240,6 +242,8 @@ def performance():
     print(f"| `BM_StreamTriad` (3 × 64 MiB) | {rates['BM_StreamTriad']['bytes_per_second'] / 1e9:.1f} GB/s |")
     print(f"| `BM_NaiveNormal` (`std::normal_distribution`, `mt19937_64`) | {si(rates['BM_NaiveNormal']['items_per_second'])} normals/s |")
     print(f"| `BM_FillNormal` (`Rng::fill_normal`) | {si(rates['BM_FillNormal']['items_per_second'])} normals/s |")
+    print(f"| `BM_FillNormalPortable` (the same source built for x86-64) | "
+          f"{si(rates['BM_FillNormalPortable']['items_per_second'])} normals/s |")
     for name in ("gaussian", "bernoulli", "uniform", "exponential", "one_hot"):
         b = rates[f"sampler_rate/{name}"]
         unit = "indices/s" if name == "one_hot" else "coordinates/s"

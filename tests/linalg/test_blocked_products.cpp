@@ -52,7 +52,8 @@ TEST_CASE("blocked_fused_products equals the plain products", "[linalg][blocked]
         const Matrix G_ref = X * W_ref;
         // Only the summation order differs: P's entries are O(√d) with rounding O(d·ε); G's sums
         // of n terms of size O(d) round by O(n·d·ε) at most.
-        CHECK((P - P_ref).cwiseAbs().maxCoeff() <= 1e-13 * static_cast<double>(d) * (1.0 + P_ref.cwiseAbs().maxCoeff()));
+        CHECK((P - P_ref).cwiseAbs().maxCoeff() <=
+              1e-13 * static_cast<double>(d) * (1.0 + P_ref.cwiseAbs().maxCoeff()));
         CHECK((G - G_ref).cwiseAbs().maxCoeff() <=
               1e-13 * static_cast<double>(n * d) * (1.0 + W_ref.cwiseAbs().maxCoeff()));
       }
@@ -104,7 +105,8 @@ TEST_CASE("blocked_fused_products is bitwise the same on any number of threads",
 TEST_CASE("blocked products reject mismatched shapes", "[linalg][blocked]") {
   const Matrix X = Matrix::Zero(4, 10);
   const auto none = [](Index, const Eigen::Ref<const Matrix>&, Eigen::Ref<Matrix>) {};
-  CHECK_THROWS_WITH(blocked_fused_products(X, Matrix::Zero(3, 2), 1, none, 1), Catch::Contains("F has 3 rows, X has 4"));
+  CHECK_THROWS_WITH(blocked_fused_products(X, Matrix::Zero(3, 2), 1, none, 1),
+                    Catch::Contains("F has 3 rows, X has 4"));
   CHECK(resolve_threads(3) == 3);
   CHECK(resolve_threads(0) >= 1);
 }

@@ -32,8 +32,7 @@ inline constexpr Index kDesignBlock = 2048;
 
 /// Fills W (the slice's rows of the weights, s × weight_cols) from P = X_s'F (s × F.cols()) for
 /// the designs first … first + s − 1. Called once per slice, concurrently for different blocks.
-using SliceWeights =
-    std::function<void(Index first, const Eigen::Ref<const Matrix>& P, Eigen::Ref<Matrix> W)>;
+using SliceWeights = std::function<void(Index first, const Eigen::Ref<const Matrix>& P, Eigen::Ref<Matrix> W)>;
 
 /// X W (d × weight_cols) where row i of W is weights(i, x_i'F), for X (d × n) and F (d × m).
 Matrix blocked_fused_products(const Matrix& X, const Matrix& F, Index weight_cols, const SliceWeights& weights,
