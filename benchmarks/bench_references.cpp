@@ -128,6 +128,7 @@ void BM_FillNormal(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kNormals);
 }
 
+#ifdef RANKONE_BASELINE_RNG  // x86-64 only (benchmarks/CMakeLists.txt)
 extern "C" void rankone_baseline_fill_normal(rankone::Rng* state, double* out, std::int64_t n);
 
 /// The same generator as the portable build compiles it (benchmarks/baseline_rng.cpp): the
@@ -144,6 +145,7 @@ void BM_FillNormalPortable(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kNormals);
 }
+#endif
 
 /// One registered sampler drawing n = 2000 designs of dimension 1000 (items: coordinates, or
 /// designs for index samplers, whose designs are one number each).
@@ -231,7 +233,9 @@ BENCHMARK(BM_Gemm)->Arg(2000)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_StreamTriad)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_NaiveNormal)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_FillNormal)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+#ifdef RANKONE_BASELINE_RNG
 BENCHMARK(BM_FillNormalPortable)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+#endif
 BENCHMARK_CAPTURE(sampler_rate, gaussian, Json{{"name", "gaussian"}})->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(sampler_rate, bernoulli, Json{{"name", "bernoulli"}})->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(sampler_rate, uniform, Json{{"name", "uniform"}})->Unit(benchmark::kMillisecond);

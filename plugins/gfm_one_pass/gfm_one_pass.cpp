@@ -63,7 +63,7 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
                                      std::pair<std::string, Index>{"batch_size", batch_size_}})
     if (const std::string why = BatchReader::refusal(data, n, parameter); !why.empty())
       return finish(Status::failed, why);
-  const Batch batch = reader_.next(data, init_size);
+  Batch batch = reader_.next(data, init_size);
   if (batch.instances() == 0)
     return finish(Status::failed, "the data ran out before the initialisation batch of " + std::to_string(init_size) +
                                       " instances (" + reader_.exhausted_message(data, 0) +
@@ -81,6 +81,7 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
   if (!symmetric_) V_ = init.right_vectors * init.values.asDiagonal();
   // The start's b fits the start's M (0 for x'Mx, so b = mean(y)) on its own batch.
   if (options_.intercept) b_ = refit_intercept(batch, op, U_, V_, w_);
+  data.recycle(std::move(batch));  // its buffers hold the first iteration's batch: no allocation, no freeing
 }
 
 namespace {
