@@ -32,6 +32,12 @@ inline double madd(double a, double b, double c) {
 /// Designs per tile of X_s'F: 4 designs × 3 columns are 12 accumulators, which with 3 packets of F and 1 of X
 /// fill the 16 vector registers of SSE2 and AVX2; each loaded packet serves 3 or 4 multiply-adds.
 constexpr int kDesignTile = 4;
+constexpr int kColumnTile = 3;  ///< columns of F per tile of X_s'F
+
+/// Tiles of X_s W: 2 packets of rows × 6 columns are 12 accumulators; with 2 packets of X and 1
+/// weight they fit 16 registers.
+constexpr int kRowPackets = 2;
+constexpr Index kWeightTile = 6;
 
 /// The packet, held in a register: GCC would otherwise fold its load into each multiply-add that uses it and
 /// load it once per design, which makes the tile wait on loads rather than arithmetic.
@@ -108,19 +114,20 @@ void dot_row_of_tiles(const double* const* x, const Matrix& F, double* p, Index 
   const Index whole = d / kLanes * kLanes;
   // The next tile (designs are contiguous), read ahead over this tile's calls of dot_tile.
   const Index lines = DESIGNS * d * Index{sizeof(double)} / 64 + 1;
-  const Index calls = (m + 2) / 3;
+  const Index calls = (m + kColumnTile - 1) / kColumnTile;
   Ahead ahead{x[0] + DESIGNS * d, std::min(X_end, x[0] + 2 * DESIGNS * d),
               std::max<Index>(1, d / kLanes * calls / lines)};
   std::fill(sums, sums + DESIGNS * m * kLanes, 0.0);
-  const double* f[3];
+  const double* f[kColumnTile];
   for (Index j0 = 0; j0 < whole; j0 += kFeatureChunk) {
     const Index j1 = std::min(whole, j0 + kFeatureChunk);
     Index c = 0;
-    for (; c + 3 <= m; c += 3) {
-      for (int t = 0; t < 3; ++t) f[t] = F.col(c + t).data();
-      dot_tile<DESIGNS, 3>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
+    for (; c + kColumnTile <= m; c += kColumnTile) {
+      for (int t = 0; t < kColumnTile; ++t) f[t] = F.col(c + t).data();
+      dot_tile<DESIGNS, kColumnTile>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
     }
     for (int t = 0; c + t < m; ++t) f[t] = F.col(c + t).data();
+    static_assert(kColumnTile == 3, "the columns left over are 1 or 2");
     if (m - c == 2) dot_tile<DESIGNS, 2>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
     if (m - c == 1) dot_tile<DESIGNS, 1>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
   }
@@ -133,20 +140,20 @@ void dot_row_of_tiles(const double* const* x, const Matrix& F, double* p, Index 
 }
 
 /// P = X_s'F for the s designs from `X_s` (d × s, contiguous), into P (s × m, column stride p_stride); `X_end`
-/// bounds the reading ahead. Not inlined, so that a profile tells the two kernels apart.
+/// bounds the reading ahead; `sums` holds kDesignTile × m packets. Not inlined, so that a profile tells the two kernels
+/// apart.
 __attribute__((noinline)) void slice_transpose_times(const double* X_s, Index s, const Matrix& F, double* p,
-                                                     Index p_stride, const double* X_end) {
+                                                     Index p_stride, const double* X_end, double* sums) {
   const Index d = F.rows();
-  std::vector<double> sums(static_cast<std::size_t>(kDesignTile * F.cols() * kLanes));
   const double* x[kDesignTile];
   Index i = 0;
   for (; i + kDesignTile <= s; i += kDesignTile) {
     for (int t = 0; t < kDesignTile; ++t) x[t] = X_s + (i + t) * d;
-    dot_row_of_tiles<kDesignTile>(x, F, p + i, p_stride, X_end, sums.data());
+    dot_row_of_tiles<kDesignTile>(x, F, p + i, p_stride, X_end, sums);
   }
   for (; i < s; ++i) {
     x[0] = X_s + i * d;
-    dot_row_of_tiles<1>(x, F, p + i, p_stride, X_end, sums.data());
+    dot_row_of_tiles<1>(x, F, p + i, p_stride, X_end, sums);
   }
 }
 
@@ -181,7 +188,7 @@ void axpy_tile(const double* X_s, Index d, Index s, const double* w, Index w_str
 template <int PACKETS>
 void axpy_columns(const double* X_s, Index d, Index s, const double* w, Index w_stride, double* g, Index j0,
                   Index columns) {
-  // At most 6 columns per tile: 12 accumulators, 2 packets of X and 1 weight fit 16 registers.
+  static_assert(kWeightTile == 6, "one case per tile width");
   switch (columns) {
     case 1:
       return axpy_tile<PACKETS, 1>(X_s, d, s, w, w_stride, g, j0);
@@ -206,12 +213,13 @@ __attribute__((noinline)) void slice_times_accumulate(const double* X_s, Index s
   const Index d = G.rows();
   const Index m = G.cols();
   const auto tile_columns = [&](auto packets, Index j) {
-    for (Index c = 0; c < m; c += 6)
+    for (Index c = 0; c < m; c += kWeightTile)
       axpy_columns<decltype(packets)::value>(X_s, d, s, w + c * w_stride, w_stride, G.col(c).data(), j,
-                                             std::min<Index>(6, m - c));
+                                             std::min<Index>(kWeightTile, m - c));
   };
   Index j = 0;
-  for (; j + 2 * kLanes <= d; j += 2 * kLanes) tile_columns(std::integral_constant<int, 2>{}, j);
+  for (; j + kRowPackets * kLanes <= d; j += kRowPackets * kLanes)
+    tile_columns(std::integral_constant<int, kRowPackets>{}, j);
   for (; j + kLanes <= d; j += kLanes) tile_columns(std::integral_constant<int, 1>{}, j);
   for (; j < d; ++j)  // the rows past the last whole packet, summed in the same order
     for (Index c = 0; c < m; ++c) {
@@ -239,11 +247,12 @@ Matrix blocked_fused_products(const Matrix& X, const Matrix& F, Index weight_col
     G.setZero(d, weight_cols);
     Matrix P(slice, F.cols());
     Matrix W(slice, weight_cols);
+    std::vector<double> sums(static_cast<std::size_t>(kDesignTile * F.cols() * kLanes));  // dot tiles' packets
     const Index end = std::min(n, (b + 1) * kDesignBlock);
     for (Index first = b * kDesignBlock; first < end; first += slice) {  // slices in order within the block
       const Index size = std::min(slice, end - first);
       const double* X_s = X.col(first).data();
-      slice_transpose_times(X_s, size, F, P.data(), slice, X.data() + X.size());
+      slice_transpose_times(X_s, size, F, P.data(), slice, X.data() + X.size(), sums.data());
       weights(first, P.topRows(size), W.topRows(size));
       slice_times_accumulate(X_s, size, W.data(), slice, G);
     }
