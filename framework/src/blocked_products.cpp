@@ -54,9 +54,12 @@ inline Packet in_register(Packet p) {
 struct Ahead {
   const double* next;
   const double* end;
-  Index interval;  ///< packets of one column between two lines read ahead
-  void touch(Index packet) {
-    if (packet % interval != 0 || next >= end) return;
+  Index interval;       ///< packets of one column between two lines read ahead
+  Index countdown = 1;  ///< a count rather than a remainder: a division per packet would cost more than the packet
+  void touch() {
+    if (--countdown > 0) return;
+    countdown = interval;
+    if (next >= end) return;
     ei::prefetch(next);
     next += 64 / sizeof(double);
   }
@@ -82,7 +85,7 @@ void dot_tile(const double* const* x, const double* const* f, Index j_begin, Ind
 #pragma GCC unroll 8
     for (int c = 0; c < COLUMNS; ++c) sum[i][c] = ei::ploadu<Packet>(sums + (c * DESIGNS + i) * kLanes);
   for (Index j = j_begin; j < j_end; j += kLanes) {
-    ahead.touch(j / kLanes);
+    ahead.touch();
     Packet fj[COLUMNS];
 #pragma GCC unroll 8
     for (int c = 0; c < COLUMNS; ++c) fj[c] = in_register(ei::ploadu<Packet>(f[c] + j));
@@ -121,15 +124,23 @@ void dot_row_of_tiles(const double* const* x, const Matrix& F, double* p, Index 
   const double* f[kColumnTile];
   for (Index j0 = 0; j0 < whole; j0 += kFeatureChunk) {
     const Index j1 = std::min(whole, j0 + kFeatureChunk);
+    // Tiles of 3 columns, then of 2: 4 columns left over go as 2 + 2, since a tile of one column has too few
+    // accumulators to hide the multiply-add's latency.
+    static_assert(kColumnTile == 3, "the columns left over are 1, 2 or 2 + 2");
+    const Index in_threes = (m % kColumnTile == 1 && m > kColumnTile) ? m - 4 : m / kColumnTile * kColumnTile;
     Index c = 0;
-    for (; c + kColumnTile <= m; c += kColumnTile) {
+    for (; c < in_threes; c += kColumnTile) {
       for (int t = 0; t < kColumnTile; ++t) f[t] = F.col(c + t).data();
       dot_tile<DESIGNS, kColumnTile>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
     }
-    for (int t = 0; c + t < m; ++t) f[t] = F.col(c + t).data();
-    static_assert(kColumnTile == 3, "the columns left over are 1 or 2");
-    if (m - c == 2) dot_tile<DESIGNS, 2>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
-    if (m - c == 1) dot_tile<DESIGNS, 1>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
+    for (; c + 2 <= m; c += 2) {
+      for (int t = 0; t < 2; ++t) f[t] = F.col(c + t).data();
+      dot_tile<DESIGNS, 2>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
+    }
+    if (c < m) {
+      f[0] = F.col(c).data();
+      dot_tile<DESIGNS, 1>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
+    }
   }
   for (Index c = 0; c < m; ++c)
     for (int i = 0; i < DESIGNS; ++i) {
@@ -171,7 +182,7 @@ void axpy_tile(const double* X_s, Index d, Index s, const double* w, Index w_str
     ei::prefetch(xi + PACKETS * kLanes);  // this design's rows of the next tile: X_s is read across
     Packet xj[PACKETS];
 #pragma GCC unroll 8
-    for (int v = 0; v < PACKETS; ++v) xj[v] = ei::ploadu<Packet>(xi + v * kLanes);
+    for (int v = 0; v < PACKETS; ++v) xj[v] = in_register(ei::ploadu<Packet>(xi + v * kLanes));
 #pragma GCC unroll 8
     for (int c = 0; c < COLUMNS; ++c) {
       const Packet wic = ei::pset1<Packet>(w[i + c * w_stride]);
@@ -212,10 +223,14 @@ __attribute__((noinline)) void slice_times_accumulate(const double* X_s, Index s
                                                       Matrix& G) {
   const Index d = G.rows();
   const Index m = G.cols();
+  // Columns in groups of nearly equal width (10 as 5 + 5, not 6 + 4): the narrowest group sets the rate.
+  const Index groups = (m + kWeightTile - 1) / kWeightTile;
   const auto tile_columns = [&](auto packets, Index j) {
-    for (Index c = 0; c < m; c += kWeightTile)
-      axpy_columns<decltype(packets)::value>(X_s, d, s, w + c * w_stride, w_stride, G.col(c).data(), j,
-                                             std::min<Index>(kWeightTile, m - c));
+    for (Index group = 0, c = 0; group < groups; ++group) {
+      const Index width = m / groups + (group < m % groups ? 1 : 0);
+      axpy_columns<decltype(packets)::value>(X_s, d, s, w + c * w_stride, w_stride, G.col(c).data(), j, width);
+      c += width;
+    }
   };
   Index j = 0;
   for (; j + kRowPackets * kLanes <= d; j += kRowPackets * kLanes)
