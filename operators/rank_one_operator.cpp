@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "rankone/linalg/blocked_products.hpp"
+
 namespace rankone::operators {
 namespace {
 
@@ -194,6 +196,13 @@ Vector RankOneOperator::second_order(const Sides& s, const LowRankModel& model) 
   const bool symmetrize = model.symmetrize && !spec_.symmetric;
   if (!s.right_all && !symmetrize && s.left.kind == Kind::index && s.right.kind == Kind::index)
     return dot_gathered_rows(s.left, L, s.right, R, s.gain);
+  if (spec_.symmetric && s.left.kind == Kind::dense) {
+    // One side (a symmetric operator): a_i'L and a_i'R from one pass over the designs, the same numbers as two.
+    Matrix LR(L.rows(), L.cols() + R.cols());
+    LR << L, R;
+    const Matrix projected = s.left.project(LR);
+    return (projected.leftCols(L.cols()).array() * projected.rightCols(R.cols()).array()).rowwise().sum() * s.gain;
+  }
   const Matrix left_L = s.left.project(L);  // n × k: a_i' L
 
   if (s.right_all) {
@@ -269,6 +278,17 @@ Matrix RankOneOperator::adjoint_times(const Batch& batch, const Vector& z, const
                                 " rows, expected d2 = " + std::to_string(s.right.dim));
   }
   if (s.left.kind == Kind::index && s.right.kind == Kind::index) return scatter_gathered_rows(s.left, s.right, z, Z, s.gain);
+  if (spec_.symmetric && s.left.kind == Kind::dense) {
+    // One side (a symmetric operator): b_i'Z and the sum over a_i in one pass over the designs, with the
+    // weights formed as below.
+    return blocked_fused_products(
+        s.left.dense, Z, Z.cols(),
+        [&](Index first, const Eigen::Ref<const Matrix>& P, Eigen::Ref<Matrix> W) {
+          W.noalias() = z.segment(first, P.rows()).asDiagonal() * P;
+          W *= s.gain;
+        },
+        /*threads=*/1);
+  }
   Matrix weights(s.instances, Z.cols());  // row i: Σ_j z_ij (b_ij' Z)
   if (s.right_all) {
     weights.noalias() = ConstMatrixMap(z.data(), s.instances, s.right.dim) * Z;

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "rankone/linalg/blocked_products.hpp"
+
 namespace rankone {
 namespace {
 
@@ -63,7 +65,7 @@ Matrix DesignSide::project(const Matrix& F) const {
   }
   Matrix out(count(), F.cols());
   switch (kind) {
-    case Kind::dense: out.noalias() = dense.transpose() * F; break;
+    case Kind::dense: out = blocked_transpose_times(dense, F, /*threads=*/1); break;  // X is not packed
     case Kind::sparse: out.noalias() = sparse.transpose() * F; break;
     case Kind::index:
       check_indices(index, dim);
@@ -83,7 +85,7 @@ Matrix DesignSide::accumulate(const Matrix& W) const {
   }
   Matrix out(dim, W.cols());
   switch (kind) {
-    case Kind::dense: out.noalias() = dense * W; break;
+    case Kind::dense: out = blocked_times(dense, W, /*threads=*/1); break;
     case Kind::sparse: out.noalias() = sparse * W; break;
     case Kind::index:
       check_indices(index, dim);

@@ -256,9 +256,13 @@ Matrix blocked_fused_products(const Matrix& X, const Matrix& F, Index weight_col
   const Index n = X.cols();
   const Index blocks = block_count(n);
   const Index slice = slice_size(d);
-  std::vector<Matrix> partial(static_cast<std::size_t>(blocks));
+  // Partial sums are added in block order, whatever the thread count. On one thread the blocks end in that
+  // order, so each is added as it ends; threads keep every block's until all have ended.
+  const bool in_order = std::min<Index>(std::max(threads, 1), blocks) <= 1;
+  Matrix out = Matrix::Zero(d, weight_cols);
+  std::vector<Matrix> partial(static_cast<std::size_t>(in_order ? 1 : blocks));
   for_each_unit(blocks, threads, [&](Index b) {
-    Matrix& G = partial[static_cast<std::size_t>(b)];
+    Matrix& G = partial[static_cast<std::size_t>(in_order ? 0 : b)];
     G.setZero(d, weight_cols);
     Matrix P(slice, F.cols());
     Matrix W(slice, weight_cols);
@@ -267,14 +271,38 @@ Matrix blocked_fused_products(const Matrix& X, const Matrix& F, Index weight_col
     for (Index first = b * kDesignBlock; first < end; first += slice) {  // slices in order within the block
       const Index size = std::min(slice, end - first);
       const double* X_s = X.col(first).data();
-      slice_transpose_times(X_s, size, F, P.data(), slice, X.data() + X.size(), sums.data());
+      if (F.cols() > 0) slice_transpose_times(X_s, size, F, P.data(), slice, X.data() + X.size(), sums.data());
       weights(first, P.topRows(size), W.topRows(size));
       slice_times_accumulate(X_s, size, W.data(), slice, G);
     }
+    if (in_order) out += G;
   });
-  Matrix out = Matrix::Zero(d, weight_cols);
-  for (const Matrix& p : partial) out += p;  // block order: the same sums whatever the thread count
+  if (!in_order)
+    for (const Matrix& p : partial) out += p;
   return out;
+}
+
+Matrix blocked_transpose_times(const Matrix& X, const Matrix& F, int threads) {
+  Matrix P(X.cols(), F.cols());
+  blocked_fused_products(
+      X, F, 0, [&](Index first, const Eigen::Ref<const Matrix>& slice, Eigen::Ref<Matrix>) {
+        P.middleRows(first, slice.rows()) = slice;
+      },
+      threads);
+  return P;
+}
+
+Matrix blocked_times(const Matrix& X, const Eigen::Ref<const Matrix>& W, int threads) {
+  if (W.rows() != X.cols()) {
+    throw std::invalid_argument("blocked_times: W has " + std::to_string(W.rows()) + " rows, X has " +
+                                std::to_string(X.cols()) + " columns");
+  }
+  const Matrix no_columns(X.rows(), 0);  // no dot products: the weights are given
+  return blocked_fused_products(
+      X, no_columns, W.cols(), [&](Index first, const Eigen::Ref<const Matrix>& slice, Eigen::Ref<Matrix> weights) {
+        weights = W.middleRows(first, slice.rows());
+      },
+      threads);
 }
 
 }  // namespace rankone

@@ -152,8 +152,7 @@ Registration registration(std::string name, std::string summary, std::string cit
   r.footprint = [](const Params&, const FootprintContext& c) {
     const double n = c.data.test_instances;
     Footprint f;
-    f.add("scores of the test set", 4 * dense_bytes(n, c.data.test_measurements_per_instance) +
-                                        product_packing_bytes(static_cast<double>(c.data.shape.d1), n));
+    f.add("scores of the test set", 4 * dense_bytes(n, c.data.test_measurements_per_instance));
     return f;
   };
   return r;

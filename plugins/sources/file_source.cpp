@@ -916,6 +916,7 @@ Footprint file_source_footprint(const Params& p, const FootprintContext& c, Reco
   if (f.data.shape.d2 == 0 && !entries) f.data.shape.d2 = f.data.shape.d1;  // regression: M is d × d
   const double d1 = static_cast<double>(f.data.shape.d1);
   f.data.training_instances = c.data.training_instances;
+  f.data.dense_designs = dense;
   f.data.measurements_per_instance = single_label && p.string("label_view") == "full" ? classes : 1.0;
   f.data.test_measurements_per_instance = single_label && p.boolean("test_full_labels") ? classes : 1.0;
   const double design = entries ? 2 * sizeof(std::int32_t) : dense ? dense_bytes(d1, 1) : 2 * sizeof(std::int64_t);

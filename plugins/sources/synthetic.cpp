@@ -407,6 +407,7 @@ Footprint synthetic_footprint(const Params& p, const FootprintContext& ctx) {
   Footprint f;
   f.data.shape = ProblemShape{d1, d2, op->symmetric()};
   const double left = design_bytes(ctx.registry, p.raw("sampler"), d1);
+  f.data.dense_designs = ctx.registry.create<Sampler>(p.raw("sampler"), Kind::sampler)->kind() == DesignSide::Kind::dense;
   double right = 0;
   if (!op->symmetric()) {
     if (p.has("right_sampler")) right = design_bytes(ctx.registry, p.raw("right_sampler"), d2);

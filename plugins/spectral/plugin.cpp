@@ -7,15 +7,14 @@
 
 namespace rankone::spectral {
 
-/// One batch, Eigen's packing of its design, the eigensolver (its products weight every
-/// measurement) and the factors.
+/// One batch, the eigensolver (its products weight every measurement) and the factors.
 Footprint spectral_footprint(const Params& p, const FootprintContext& c) {
   const DataFootprint& data = c.data;
   const double n = served_instances(c.data, static_cast<double>(p.integer("batch_size")));
   const Index k = p.integer("rank");
   Footprint f;
-  f.add("batch of " + format_count(n) + " instances", batch_bytes(data, n) + product_packing_bytes(static_cast<double>(data.shape.d1), n));
-  f.add("eigensolver", eigensolver_bytes(data.shape.d1, data.shape.d2, k, 2 * 8.0 * n));
+  f.add("batch of " + format_count(n) + " instances", batch_bytes(data, n));
+  f.add("eigensolver", eigensolver_bytes(data.shape.d1, data.shape.d2, k, adjoint_bytes_per_column(data, n)));
   f.add("factors", dense_bytes(static_cast<double>(data.shape.d1) + static_cast<double>(data.shape.d2), static_cast<double>(k)));
   return f;
 }

@@ -1,5 +1,5 @@
-// The fused dense design products (rankone/linalg/blocked_products.hpp) against Eigen's plain
-// products, and bitwise independence of the thread count. Sizes straddle the block size (2 048
+// The fused dense design products (rankone/linalg/blocked_products.hpp) and their two halves against
+// Eigen's plain products, and bitwise independence of the thread count. Sizes straddle the block size (2 048
 // designs) so that full, partial and single blocks occur; d = 37 and 1 001 leave rows past the last
 // whole SIMD packet, d = 600 splits each block into slices of 108 designs, and the column counts
 // (1, 5, 7, 13) exercise every tile width.
@@ -102,11 +102,37 @@ TEST_CASE("blocked_fused_products is bitwise the same on any number of threads",
   }
 }
 
+TEST_CASE("blocked_transpose_times and blocked_times are the fused products' two halves", "[linalg][blocked]") {
+  // Each P entry is one dot product whatever F's other columns (so an operator may project onto [L R] at
+  // once), and X W alone sums exactly as the fused pass with the same weights.
+  Rng rng(44);
+  for (const Index d : {Index{37}, Index{600}})
+    for (const Index n : {Index{7}, Index{2048 + 300}}) {
+      CAPTURE(d, n);
+      const Matrix X = normal_matrix(d, n, rng);
+      const Matrix F = normal_matrix(d, 7, rng);
+      const Vector r = normal_matrix(n, 1, rng);
+      const Matrix P = blocked_transpose_times(X, F, 1);
+      CHECK((P - X.transpose() * F).cwiseAbs().maxCoeff() <= 1e-12 * static_cast<double>(d));
+      for (Index c = 0; c < F.cols(); ++c) CHECK(blocked_transpose_times(X, F.col(c), 1) == P.col(c));
+      CHECK(blocked_transpose_times(X, F.rightCols(4), 2) == P.rightCols(4));
+      Matrix P_fused(n, 7);
+      const Matrix G = fused(X, F, r, 1, &P_fused);
+      CHECK(P_fused == P);
+      Matrix W(n, 14);
+      W.leftCols(7) = r.asDiagonal() * P;
+      W.rightCols(7) = P.array().square().matrix();
+      CHECK(blocked_times(X, W, 1) == G);
+      CHECK(blocked_times(X, W, 3) == G);
+    }
+}
+
 TEST_CASE("blocked products reject mismatched shapes", "[linalg][blocked]") {
   const Matrix X = Matrix::Zero(4, 10);
   const auto none = [](Index, const Eigen::Ref<const Matrix>&, Eigen::Ref<Matrix>) {};
   CHECK_THROWS_WITH(blocked_fused_products(X, Matrix::Zero(3, 2), 1, none, 1),
                     Catch::Contains("F has 3 rows, X has 4"));
+  CHECK_THROWS_WITH(blocked_times(X, Matrix::Zero(9, 2), 1), Catch::Contains("W has 9 rows, X has 10 columns"));
   CHECK(resolve_threads(3) == 3);
   CHECK(resolve_threads(0) >= 1);
 }

@@ -10,10 +10,12 @@
 ///  - an estimator or a metric says what it holds on that data (batches, model, workspaces).
 /// Estimates count the dominant terms (anything that grows with d, n or the data) in bytes, as
 /// doubles to avoid overflow: a dimension of 10⁹ times a batch of 10¹² is a number, not a wrap.
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "rankone/interfaces/sensing_operator.hpp"
+#include "rankone/linalg/blocked_products.hpp"  // kDesignBlock
 
 namespace rankone {
 
@@ -28,6 +30,7 @@ struct DataFootprint {
   double test_instances = 0;        ///< held-out instances
   double test_measurements_per_instance = 1;
   bool has_truth = false;           ///< a planted truth (iterative estimators then keep a second batch for the noise floor)
+  bool dense_designs = false;       ///< the left designs are dense vectors
   /// The truth or the estimate removes its diagonal, so comparing them forms dense d1 × d2 matrices.
   bool zero_diagonal_model = false;
 };
@@ -64,9 +67,17 @@ inline double served_instances(const DataFootprint& data, double n) {
 inline double batch_bytes(const DataFootprint& data, double instances) {
   return served_instances(data, instances) * data.instance_bytes;
 }
-/// Eigen's packing buffer when a dense d × n design multiplies a thin matrix: 8·kc·n once d exceeds
-/// the largest depth block (760 with a 48 KiB L1 cache), kc then about 500 (heaptrack at d = 1000).
+/// Eigen's packing buffer when an estimator multiplies a dense d × n design by a thin matrix with Eigen
+/// itself: 8·kc·n once d exceeds the largest depth block (760 with a 48 KiB L1 cache), kc then about 500
+/// (heaptrack at d = 1000). The operators' products (DesignSide::project, accumulate) pack nothing.
 inline double product_packing_bytes(double d, double n) { return d > 760 ? 8.0 * 500 * n : 0.0; }
+/// What an operator's adjoint holds per column of Z on a batch of n instances: the projections and the
+/// weights, n each, except that a symmetric operator on dense designs takes a block of designs at a time
+/// (rankone/linalg/blocked_products.hpp).
+inline double adjoint_bytes_per_column(const DataFootprint& data, double n) {
+  const bool one_pass = data.shape.symmetric && data.dense_designs;
+  return 2 * 8.0 * (one_pass ? std::min(n, static_cast<double>(kDesignBlock)) : n);
+}
 /// The end-of-trial spectrum of a zero-diagonal estimate: a dense d × d matrix and its SVD (resident:
 /// about five such matrices).
 inline double dense_spectrum_bytes(double d1, double d2) { return 5 * dense_bytes(d1, d2); }

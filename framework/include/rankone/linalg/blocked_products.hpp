@@ -38,4 +38,12 @@ using SliceWeights = std::function<void(Index first, const Eigen::Ref<const Matr
 Matrix blocked_fused_products(const Matrix& X, const Matrix& F, Index weight_cols, const SliceWeights& weights,
                               int threads);
 
+/// X'F (n × m) by the first kernel alone: entry (i, c) is the same dot product x_i'f_c as in
+/// blocked_fused_products, whatever the other columns of F.
+Matrix blocked_transpose_times(const Matrix& X, const Matrix& F, int threads);
+
+/// X W (d × m) by the second kernel alone, W of n × m: the same sums as blocked_fused_products
+/// with these weights.
+Matrix blocked_times(const Matrix& X, const Eigen::Ref<const Matrix>& W, int threads);
+
 }  // namespace rankone
