@@ -6,6 +6,7 @@
 //   cmake --build build --target bench_gfm && build/bin/bench_gfm
 #include <benchmark/benchmark.h>
 
+#include <ctime>
 #include <random>
 
 #include <Spectra/SymEigsSolver.h>
@@ -41,13 +42,56 @@ Json estimator_ref(int iterations, int threads = 1) {
               {"threads", threads}};
 }
 
-/// Iterations of gfm_one_pass on `threads` threads, the batch held in memory.
-void gfm_iterations(benchmark::State& state, int threads) {
+/// The four products of one iteration in its two fused passes over X (rankone/linalg/blocked_products.hpp,
+/// one thread): X·[diag(r) P_U, r] with P = X'[U V w], then X·diag(r) X'U_new.
+struct IterationProducts {
+  Matrix UVw{kD, 2 * kRank + 1}, U_new{kD, kRank};
+  Vector r{kBatch};
+  IterationProducts() {
+    Rng rng(3);
+    rng.fill_normal(UVw.data(), UVw.size());
+    rng.fill_normal(U_new.data(), U_new.size());
+    rng.fill_normal(r.data(), r.size());
+  }
+  void run(const Matrix& X) const {
+    using Slice = Eigen::Ref<const Matrix>;
+    const Matrix A = blocked_fused_products(  // d × (k + 1): G U and X r
+        X, UVw, kRank + 1,
+        [&](Index first, const Slice& P, Eigen::Ref<Matrix> W) {
+          W.leftCols(kRank).noalias() = r.segment(first, P.rows()).asDiagonal() * P.leftCols(kRank);
+          W.col(kRank) = r.segment(first, P.rows());
+        },
+        1);
+    const Matrix B = blocked_fused_products(  // d × k: G U_new
+        X, U_new, kRank,
+        [&](Index first, const Slice& Q, Eigen::Ref<Matrix> W) {
+          W.noalias() = r.segment(first, Q.rows()).asDiagonal() * Q;
+        },
+        1);
+    benchmark::DoNotOptimize(A.data());
+    benchmark::DoNotOptimize(B.data());
+  }
+};
+
+/// CPU seconds of this thread so far.
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+/// Iterations of gfm_one_pass on `threads` threads, the batch held in memory. With `paired_products`, the
+/// iteration's four products on the same batch are timed after each step, timer paused, as the counter
+/// `products_cpu_seconds` (per iteration): the step and its reference measured in the same seconds of the
+/// machine, whose memory bandwidth other tenants move by ±20 % from minute to minute (docs/PERFORMANCE.md).
+void gfm_iterations(benchmark::State& state, int threads, bool paired_products) {
   bench::ReplaySource source(bench::make<DataSource>(source_ref(), Kind::data_source), kBatch);
   source.open(1);
   auto estimator = bench::make<Estimator>(estimator_ref(1 << 30, threads), Kind::estimator);
   Rng rng(2);
   estimator->start(source, rng);
+  const IterationProducts products;
+  double products_seconds = 0;
   for (auto _ : state) {
     state.PauseTiming();
     source.stage();  // the batch copy a replayed stream needs is not the iteration's
@@ -56,17 +100,28 @@ void gfm_iterations(benchmark::State& state, int threads) {
       state.SkipWithError(("estimator stopped: " + estimator->summary().message).c_str());
       break;
     }
+    if (!paired_products) continue;
+    state.PauseTiming();
+    const double before = thread_cpu_seconds();
+    products.run(source.replayed().left.dense);
+    products_seconds += thread_cpu_seconds() - before;
+    state.ResumeTiming();
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
   state.counters["flops"] = benchmark::Counter(kIterationFlops * static_cast<double>(state.iterations()),
                                                benchmark::Counter::kIsRate);
+  if (paired_products)
+    state.counters["products_cpu_seconds"] = benchmark::Counter(products_seconds, benchmark::Counter::kAvgIterations);
 }
 
-/// One gfm_one_pass iteration (residual, G U, QR, G U_new, w update) on a d = 1000, n = 20 000 batch.
-void BM_GfmIteration(benchmark::State& state) { gfm_iterations(state, 1); }
+/// One gfm_one_pass iteration (residual, G U, QR, G U_new, w update) on a d = 1000, n = 20 000 batch, and
+/// its four products on the same batch after each step (the counter products_cpu_seconds).
+void BM_GfmIteration(benchmark::State& state) { gfm_iterations(state, 1, /*paired_products=*/true); }
 
 /// The same on 1 or 2 threads, timed on the wall clock (the CPU time of the process grows with threads).
-void BM_GfmIterationThreads(benchmark::State& state) { gfm_iterations(state, static_cast<int>(state.range(0))); }
+void BM_GfmIterationThreads(benchmark::State& state) {
+  gfm_iterations(state, static_cast<int>(state.range(0)), /*paired_products=*/false);
+}
 
 /// The spectral start alone (Lanczos, Spectra, on the moment estimate of one in-memory batch).
 void BM_GfmStart(benchmark::State& state) {
@@ -115,36 +170,14 @@ void BM_SpectraStart(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kBatch);
 }
 
-/// The iteration's own four products, in its two fused passes over X (rankone/linalg/blocked_products.hpp,
-/// one thread): X·[diag(r) P_U, r] with P = X'[U V w], then X·diag(r) X'U_new. The reference of the
-/// iteration (its step beside them) and of the machine (their FLOP rate beside BM_PeakFma).
+/// The iteration's four products (IterationProducts) on a batch of their own: their FLOP rate against the
+/// machine's (BM_PeakFma). The step's reference is the same products timed inside BM_GfmIteration.
 void BM_GfmProducts(benchmark::State& state) {
   Rng rng(3);
   Matrix X(kD, kBatch);
   rng.fill_normal(X.data(), X.size());
-  Matrix UVw(kD, 2 * kRank + 1), U_new(kD, kRank);
-  rng.fill_normal(UVw.data(), UVw.size());
-  rng.fill_normal(U_new.data(), U_new.size());
-  Vector r(kBatch);
-  rng.fill_normal(r.data(), r.size());
-  using Slice = Eigen::Ref<const Matrix>;
-  for (auto _ : state) {
-    const Matrix A = blocked_fused_products(  // d × (k + 1): G U and X r
-        X, UVw, kRank + 1,
-        [&](Index first, const Slice& P, Eigen::Ref<Matrix> W) {
-          W.leftCols(kRank).noalias() = r.segment(first, P.rows()).asDiagonal() * P.leftCols(kRank);
-          W.col(kRank) = r.segment(first, P.rows());
-        },
-        1);
-    const Matrix B = blocked_fused_products(  // d × k: G U_new
-        X, U_new, kRank,
-        [&](Index first, const Slice& Q, Eigen::Ref<Matrix> W) {
-          W.noalias() = r.segment(first, Q.rows()).asDiagonal() * Q;
-        },
-        1);
-    benchmark::DoNotOptimize(A.data());
-    benchmark::DoNotOptimize(B.data());
-  }
+  const IterationProducts products;
+  for (auto _ : state) products.run(X);
   state.SetItemsProcessed(state.iterations() * kBatch);
   state.counters["flops"] = benchmark::Counter(kIterationFlops * static_cast<double>(state.iterations()),
                                                benchmark::Counter::kIsRate);

@@ -35,6 +35,8 @@ class ReplaySource final : public DataSource {
   ProblemShape shape() const override { return inner_->shape(); }
   const SensingOperator& sensing_operator() const override { return inner_->sensing_operator(); }
   bool finite() const override { return false; }
+  /// The replayed batch (what every `next` hands out a copy of).
+  const Batch& replayed() const { return batch_; }
   /// Stages the batch now, so that the next `next` only moves it: call it with the benchmark's
   /// timer paused, and the timed step pays neither for a copy nor for its after-effects (160 MB of
   /// freshly written cache lines to write back). The batch the estimator recycled is handed out
