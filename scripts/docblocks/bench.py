@@ -106,12 +106,14 @@ def gfm():
     s = Suite("bench_gfm", "--benchmark_repetitions=3", "--benchmark_enable_random_interleaving=true",
               "--benchmark_report_aggregates_only=true")
     iteration, products, eigen = s.cpu("BM_GfmIteration"), s.cpu("BM_GfmProducts"), s.cpu("BM_DenseProducts")
+    paired = s.get("BM_GfmIteration")["products_cpu_seconds"]  # the step's reference, same batch and minute
     generator = s.cpu("BM_GeneratorRate")
     gflops = lambda name: f"{s.get(name)['flops'] / 1e9:.1f} GFLOP/s"
     rows = [
         ("one gFM iteration (batch in memory)", ms(iteration)),
-        ("its four products, two fused passes (`BM_GfmProducts`)", f"{ms(products)} ({gflops('BM_GfmProducts')})"),
-        ("ratio", f"**{iteration / products:.2f}**"),
+        ("its four products on its batch, timed after each step (`products_cpu_seconds`)", ms(paired)),
+        ("ratio", f"**{iteration / paired:.2f}**"),
+        ("the four products on a batch of their own (`BM_GfmProducts`)", f"{ms(products)} ({gflops('BM_GfmProducts')})"),
         ("the same products with Eigen, five separate (`BM_DenseProducts`)", f"{ms(eigen)} ({gflops('BM_DenseProducts')})"),
         ("spectral start (batch in memory)", f"{s.cpu('BM_GfmStart'):.2f} s"),
         ("Spectra called directly on the start's operator", f"{s.cpu('BM_SpectraStart'):.2f} s"),
