@@ -15,7 +15,8 @@ Footprint gfm_footprint(const Params& p, const FootprintContext& c) {
   const double n0 = p.has("init_batch_size") ? served_instances(c.data, static_cast<double>(p.integer("init_batch_size"))) : n;
   const Index k = p.integer("rank");
   const double d = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
-  const double start = batch_bytes(data, n0) + eigensolver_bytes(data.shape.d1, data.shape.d2, k, adjoint_bytes_per_column(data, n0));
+  const double start =
+      batch_bytes(data, n0) + eigensolver_bytes(data.shape.d1, data.shape.d2, k, adjoint_bytes_per_column(data, n0));
   // Its dense products run on blocks of 2048 instances: no packing of the whole batch.
   // intercept: its pass multiplies X by k + 1 more columns (X'U_new and 1).
   const double columns = 5.0 * static_cast<double>(k) + 3 + (p.boolean("intercept") ? static_cast<double>(k) + 1 : 0.0);

@@ -407,11 +407,12 @@ Footprint synthetic_footprint(const Params& p, const FootprintContext& ctx) {
   Footprint f;
   f.data.shape = ProblemShape{d1, d2, op->symmetric()};
   const double left = design_bytes(ctx.registry, p.raw("sampler"), d1);
-  f.data.dense_designs = ctx.registry.create<Sampler>(p.raw("sampler"), Kind::sampler)->kind() == DesignSide::Kind::dense;
+  const DesignSide::Kind left_kind = ctx.registry.create<Sampler>(p.raw("sampler"), Kind::sampler)->kind();
+  f.data.dense_designs = left_kind == DesignSide::Kind::dense;
   double right = 0;
   if (!op->symmetric()) {
     if (p.has("right_sampler")) right = design_bytes(ctx.registry, p.raw("right_sampler"), d2);
-    else if (accepts(op->accepted_right(), ctx.registry.create<Sampler>(p.raw("sampler"), Kind::sampler)->kind()))
+    else if (accepts(op->accepted_right(), left_kind))
       right = design_bytes(ctx.registry, p.raw("sampler"), d2);
     else right = sizeof(std::int32_t);  // a label index
   }
