@@ -168,6 +168,19 @@ void Checker::constructs() {
     require(right_kind, "the factory did not create " + with_article(to_string(plugin_.kind)));
     return std::string();
   });
+  check("reads every declared parameter", [&] {
+    // A declared parameter nothing reads is a promise the plugin does not keep: a sweep over it
+    // would store identical trials under different keys.
+    Json values = resolved_;
+    values.erase("name");
+    values.erase("label");
+    const Params params(values);
+    const auto component = registry_.build(plugin_, params);
+    std::string unread;
+    for (const auto& name : params.unread()) unread += (unread.empty() ? "" : ", ") + name;
+    require(unread.empty(), "its factory never reads: " + unread);
+    return std::to_string(values.size()) + " parameters read";
+  });
 }
 
 void Checker::footprint() {

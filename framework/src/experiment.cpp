@@ -1,5 +1,6 @@
 // Experiment composition, validation and planning.
 #include "rankone/experiment/experiment.hpp"
+#include "rankone/runner/stopping_rules.hpp"
 #include "rankone/runner/code_identity.hpp"
 #include "rankone/runner/memory_budget.hpp"
 
@@ -305,7 +306,8 @@ void load_experiment_plugins(Registry& registry, const ComposedExperiment& exper
 namespace {
 
 const std::set<std::string> kTopLevelKeys = {"name", "description", "seed", "repetitions", "plugin_paths", "data",
-                                             "estimators", "metrics", "sweep", "record_every", "success", "limits"};
+                                             "estimators", "metrics", "sweep", "record_every", "success", "limits",
+                                             "stop"};
 
 struct SweepAxis {
   std::vector<std::string> paths;  // one path, or several moving together
@@ -449,6 +451,8 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry, co
       ctx.fail("/success", "an object {\"metric\": name, \"below\": number}", s);
   }
 
+  const Json stop = doc.contains("stop") ? StoppingRules::validate(doc["stop"], ctx) : Json();
+
   const auto axes = read_sweep(exp, ctx);
   Plan plan;
   if (doc.contains("limits")) {
@@ -544,6 +548,7 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry, co
       plan.resolved["seed"] = seed;
       plan.resolved["repetitions"] = repetitions;
       plan.resolved["record_every"] = record_every;
+      if (!stop.is_null()) plan.resolved["stop"] = stop;
     }
     plan.cells.push_back(coords);
 
@@ -565,16 +570,16 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry, co
         t.estimator = estimators[e];
         t.metrics = metrics;
         t.record_every = record_every;
+        t.stop = stop;
         t.data_seed = data_seed;
         t.estimator_seed = derive_seed(data_seed, "estimator|" + t.label);
-        t.key = content_key(Json{{"coordinates", coords},
-                                 {"repetition", rep},
-                                 {"data", t.data},
-                                 {"estimator", t.estimator},
-                                 {"metrics", t.metrics},
-                                 {"record_every", record_every},
-                                 {"data_seed", t.data_seed},
-                                 {"estimator_seed", t.estimator_seed}});
+        Json identity = {{"coordinates", coords},          {"repetition", rep},
+                         {"data", t.data},                 {"estimator", t.estimator},
+                         {"metrics", t.metrics},           {"record_every", record_every},
+                         {"data_seed", t.data_seed},       {"estimator_seed", t.estimator_seed}};
+        // Only a study with rules has them in its keys: the trials stored before `stop` existed stay done.
+        if (!stop.is_null()) identity["stop"] = stop;
+        t.key = content_key(identity);
         t.code = code_identity(t, registry);
         t.memory_budget = trial_budget;
         // Repetitions differ only in their seeds: one check per cell and estimator.
@@ -597,7 +602,7 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry, co
 Json trial_spec_to_json(const TrialSpec& t) {
   return Json{{"cell", t.cell}, {"coordinates", t.coordinates}, {"repetition", t.repetition},
               {"estimator_index", t.estimator_index}, {"label", t.label}, {"data", t.data}, {"estimator", t.estimator},
-              {"metrics", t.metrics}, {"record_every", t.record_every}, {"data_seed", t.data_seed},
+              {"metrics", t.metrics}, {"record_every", t.record_every}, {"stop", t.stop}, {"data_seed", t.data_seed},
               {"estimator_seed", t.estimator_seed}, {"key", t.key}, {"code", t.code},
               {"memory_budget", {{"bytes", t.memory_budget.bytes}, {"source", t.memory_budget.source}}}};
 }
@@ -613,6 +618,7 @@ TrialSpec trial_spec_from_json(const Json& j) {
   t.estimator = j.at("estimator");
   t.metrics = j.at("metrics");
   t.record_every = j.at("record_every").get<int>();
+  t.stop = j.value("stop", Json());
   t.data_seed = j.at("data_seed").get<std::uint64_t>();
   t.estimator_seed = j.at("estimator_seed").get<std::uint64_t>();
   t.key = j.at("key").get<std::string>();

@@ -48,6 +48,7 @@ std::string to_string(Status s) {
     case Status::running: return "running";
     case Status::converged: return "converged";
     case Status::max_iterations: return "max_iterations";
+    case Status::budget: return "budget";
     case Status::stalled: return "stalled";
     case Status::diverged: return "diverged";
     case Status::failed: return "failed";
@@ -56,8 +57,8 @@ std::string to_string(Status s) {
 }
 
 Status status_from_string(const std::string& s) {
-  for (Status st : {Status::running, Status::converged, Status::max_iterations, Status::stalled, Status::diverged,
-                    Status::failed})
+  for (Status st : {Status::running, Status::converged, Status::max_iterations, Status::budget, Status::stalled,
+                    Status::diverged, Status::failed})
     if (to_string(st) == s) return st;
   throw InputError("unknown status '" + s + "'");
 }
@@ -75,8 +76,8 @@ bool IterativeEstimator::step(DataSource& data) {
   ++summary_.iterations;
   if (early_.on && !track_validation(data)) return false;
   if (change >= 0 && change < tolerance_) {
-    finish(Status::converged, "relative change " + std::to_string(change) + " below tolerance " +
-                                  std::to_string(tolerance_) + " after " + std::to_string(summary_.iterations) +
+    finish(Status::converged, "relative change " + short_number(change) + " below tolerance " +
+                                  short_number(tolerance_) + " after " + std::to_string(summary_.iterations) +
                                   " iterations");
     return false;
   }
@@ -87,7 +88,42 @@ bool IterativeEstimator::step(DataSource& data) {
   return true;
 }
 
-void IterativeEstimator::declare_early_stopping(Schema& schema) {
+void IterativeEstimator::stop(Status status, std::string message) {
+  if (!finished()) finish(status, std::move(message));
+}
+
+void IterativeEstimator::keep_if_best(double fit, int after) {
+  if (!(fit < best_.fit)) return;
+  best_.fit = fit;
+  best_.after = after;
+  best_.state = snapshot();
+}
+
+std::string IterativeEstimator::restore_best(const std::string& otherwise) {
+  if (!std::isfinite(best_.fit)) return otherwise;
+  restore(best_.state);
+  summary_.fit = best_.fit;
+  return "; the estimate returned is the best seen on " + best_.seen_on + " (after " + best_.unit + " " +
+         std::to_string(best_.after) + ", relative residual " + short_number(best_.fit) + ")";
+}
+
+void IterativeEstimator::declare_policy(Schema& schema, PolicyParts parts) {
+  schema
+      .number("stall_fit", kDefaultStallFit,
+              "a run that ends converged or at its budget with a fit (Summary::fit: relative residual on fresh data, "
+              "or the estimator's own measure) above stall_fit × the fit of a model that learnt nothing (1 for a "
+              "relative residual, 0.5 for a sign error rate) ends 'stalled', with a hint in its message")
+      .above(0.0);
+  schema
+      .number("stall_ratio", kDefaultStallRatio,
+              "with a planted truth, a run that ends converged or at its budget also ends 'stalled' when its fit is "
+              "above stall_ratio × the truth's own fit on the same data (the noise floor) + stall_margin")
+      .at_least(1.0);
+  schema
+      .number("stall_margin", kDefaultStallMargin,
+              "the additive part of the noise-floor stall threshold (see stall_ratio), in units of the fit")
+      .at_least(0.0);
+  if (!parts.early_stopping) return;
   schema.boolean("early_stopping", false,
                  "score every iterate (and the start) on the source's validation part, keep the best, and stop "
                  "(converged) after `patience` iterations without improvement; the kept iterate is the final "
@@ -101,8 +137,12 @@ void IterativeEstimator::declare_early_stopping(Schema& schema) {
       .at_least(0.0);
 }
 
-void IterativeEstimator::configure_early_stopping(const Params& params) {
+void IterativeEstimator::configure_policy(const Params& params) {
+  if (params.has("stall_fit")) stall_fit_ = params.number("stall_fit");
+  if (params.has("stall_ratio")) stall_ratio_ = params.number("stall_ratio");
+  if (params.has("stall_margin")) stall_margin_ = params.number("stall_margin");
   early_ = EarlyStopping{};
+  if (!params.has("early_stopping")) return;
   early_.on = params.boolean("early_stopping");
   early_.patience = static_cast<int>(params.integer("patience"));
   early_.min_delta = params.number("min_delta");
@@ -134,24 +174,6 @@ bool IterativeEstimator::track_validation(const DataSource& data) {
   return false;
 }
 
-void IterativeEstimator::declare_stall_fit(Schema& schema) {
-  schema
-      .number("stall_fit", kDefaultStallFit,
-              "a run that ends converged or at its budget with a fit (Summary::fit: relative residual on fresh data, "
-              "or the estimator's own measure) above stall_fit × the fit of a model that learnt nothing (1 for a "
-              "relative residual, 0.5 for a sign error rate) ends 'stalled', with a hint in its message")
-      .above(0.0);
-  schema
-      .number("stall_ratio", kDefaultStallRatio,
-              "with a planted truth, a run that ends converged or at its budget also ends 'stalled' when its fit is "
-              "above stall_ratio × the truth's own fit on the same data (the noise floor) + stall_margin")
-      .at_least(1.0);
-  schema
-      .number("stall_margin", kDefaultStallMargin,
-              "the additive part of the noise-floor stall threshold (see stall_ratio), in units of the fit")
-      .at_least(0.0);
-}
-
 void IterativeEstimator::declare_divergence_factor(Schema& schema) {
   schema
       .number("divergence_factor", kDefaultDivergenceFactor,
@@ -173,11 +195,6 @@ bool IterativeEstimator::end_if_diverged(double residual_rms, double response_rm
                                std::to_string(iteration) + " exceeds divergence_factor × the batch's response RMS (" +
                                short_number(divergence_factor) + " × " + short_number(response_rms) + ")" + kept);
   return true;
-}
-
-void IterativeEstimator::configure_stall(const Params& params) {
-  set_stall_fit(params.number("stall_fit"));
-  set_stall_floor_rule(params.number("stall_ratio"), params.number("stall_margin"));
 }
 
 void IterativeEstimator::record_fresh_fit(double fit, const std::string& measure, Batch&& batch,
@@ -212,7 +229,7 @@ double IterativeEstimator::fit_of(const Vector& y, const Vector& predicted) cons
 }
 
 bool IterativeEstimator::still_converging(Status status) const {
-  if (status != Status::max_iterations) return false;
+  if (status != Status::max_iterations && status != Status::budget) return false;
   // One fit (of the start) or none: no evidence of progress or of a stall; not judged by the floor.
   if (fresh_fits_.size() < 2) return true;
   const std::size_t last = fresh_fits_.size() - 1;
@@ -247,7 +264,7 @@ void IterativeEstimator::finish(Status status, std::string message) {
                                                 : "relative residual") +
                                 " on the validation part)");
   }
-  if (status == Status::converged || status == Status::max_iterations) {
+  if (status == Status::converged || status == Status::max_iterations || status == Status::budget) {
     if (!keeps_best_iterate) measure_final_fit();  // else the fit is the kept iterate's validation loss
     const double threshold = stall_fit_ * no_skill_fit();
     summary_.fit_floor = std::isfinite(summary_.fit) ? measure_floor() : std::numeric_limits<double>::quiet_NaN();
@@ -287,9 +304,9 @@ void IterativeEstimator::finish(Status status, std::string message) {
   floor_batch_ = Batch{};  // the floor is measured: release the kept batch
 }
 
-std::string short_number(double value) {
+std::string short_number(double value, int digits) {
   std::ostringstream os;
-  os.precision(3);
+  os.precision(digits);
   os << value;
   return os.str();
 }

@@ -319,10 +319,27 @@ Schema Schema::from_json(const Json& j) {
 
 const Json& Params::raw(const std::string& name) const {
   if (!values_.contains(name)) throw std::logic_error("parameter '" + name + "' was not declared (at " + path_ + ")");
+  reads_->names.insert(name);
   return values_.at(name);
 }
 
-bool Params::has(const std::string& name) const { return values_.contains(name) && !values_.at(name).is_null(); }
+bool Params::has(const std::string& name) const {
+  reads_->names.insert(name);
+  return values_.contains(name) && !values_.at(name).is_null();
+}
+
+const Json& Params::json() const {
+  reads_->whole = true;
+  return values_;
+}
+
+std::vector<std::string> Params::unread() const {
+  std::vector<std::string> names;
+  if (reads_->whole || !values_.is_object()) return names;
+  for (auto it = values_.begin(); it != values_.end(); ++it)
+    if (it.key() != "name" && it.key() != "label" && !reads_->names.count(it.key())) names.push_back(it.key());
+  return names;
+}
 
 std::int64_t Params::integer(const std::string& name) const { return raw(name).get<std::int64_t>(); }
 double Params::number(const std::string& name) const { return raw(name).get<double>(); }

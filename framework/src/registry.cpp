@@ -1,6 +1,8 @@
 // The registry of plugin registrations and the plugin library loader.
 #include "rankone/plugin/registry.hpp"
 
+#include "rankone/interfaces/estimator.hpp"
+
 #include <elf.h>
 
 #include <cstdio>
@@ -307,7 +309,14 @@ std::string name_of(const Json& ref) { return ref.is_string() ? ref.get<std::str
 }  // namespace
 
 std::unique_ptr<Component> Registry::create_component(const Json& ref, Kind kind, const std::string& path) const {
-  return get(name_of(ref), kind).factory(params_of(ref, path), BuildContext{*this});
+  return build(get(name_of(ref), kind), params_of(ref, path));
+}
+
+std::unique_ptr<Component> Registry::build(const Registration& registration, const Params& params) const {
+  std::unique_ptr<Component> component = registration.factory(params, BuildContext{*this});
+  // The shared iteration policy reads its own declared parameters: no factory repeats that.
+  if (auto* iterative = dynamic_cast<IterativeEstimator*>(component.get())) iterative->configure_policy(params);
+  return component;
 }
 
 Footprint Registry::footprint(const Json& ref, Kind kind, const FootprintContext& context) const {

@@ -1,33 +1,56 @@
 // One trial: an estimator on one data stream, metrics recorded as it iterates.
+#include <time.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <new>
+#include <optional>
+#include <set>
 
 #include "rankone/core/errors.hpp"
 #include "rankone/interfaces/estimator.hpp"
 #include "rankone/interfaces/metric.hpp"
 #include "rankone/runner/memory_budget.hpp"
 #include "rankone/runner/runner.hpp"
+#include "rankone/runner/stopping_rules.hpp"
 #include "rankone/store/saved_model.hpp"
 
 namespace rankone {
 
 namespace {
 
-/// A stopwatch that can be paused (metrics are not estimator time).
+/// The process's CPU time, every thread included.
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+/// A stopwatch of wall and CPU time that can be paused (metrics are not estimator time).
 class Stopwatch {
  public:
-  void resume() { started_ = Clock::now(); running_ = true; }
+  void resume() {
+    started_ = Clock::now();
+    cpu_started_ = process_cpu_seconds();
+    running_ = true;
+  }
   void pause() {
-    if (running_) elapsed_ += std::chrono::duration<double>(Clock::now() - started_).count();
+    if (running_) {
+      elapsed_ += std::chrono::duration<double>(Clock::now() - started_).count();
+      cpu_elapsed_ += process_cpu_seconds() - cpu_started_;
+    }
     running_ = false;
   }
   double seconds() const { return elapsed_; }
+  double cpu_seconds() const { return cpu_elapsed_; }
 
  private:
   using Clock = std::chrono::steady_clock;
   Clock::time_point started_;
+  double cpu_started_ = 0.0;
   double elapsed_ = 0.0;
+  double cpu_elapsed_ = 0.0;
   bool running_ = false;
 };
 
@@ -127,6 +150,16 @@ TrialRecord run_trial(const TrialSpec& spec, const Registry& registry) {
   Stopwatch clock;
   Status forced = Status::running;
   std::string forced_message;
+  StoppingRules rules(spec.stop);
+  std::optional<StopVerdict> stopped;  // a rule of the experiment's `stop` section ended the run
+  auto progress = [&](int iteration) {
+    return TrialProgress{iteration, clock.seconds(), clock.cpu_seconds(), source->samples_drawn()};
+  };
+  // Ends the run through the estimator, which keeps its own verdicts (stalled) and best iterate.
+  auto stop_with = [&](StopVerdict verdict) {
+    estimator->stop(verdict.status, verdict.message);
+    stopped = std::move(verdict);
+  };
 
   // Evaluates every metric; returns false (and records nothing) when the estimate is not finite.
   auto record = [&](int iteration) {
@@ -141,7 +174,24 @@ TrialRecord run_trial(const TrialSpec& spec, const Registry& registry) {
         points.push_back(Point{iteration, source->samples_drawn(), clock.seconds(), name, value});
       }
     rec.points.insert(rec.points.end(), points.begin(), points.end());
+    if (rules.metric() && !stopped) {
+      std::set<std::string> names;
+      double value = 0.0;
+      for (const Point& p : points) {
+        names.insert(p.metric);
+        if (p.metric == *rules.metric()) value = p.value;
+      }
+      if (auto verdict = rules.after_evaluation(progress(iteration), names, value)) stop_with(std::move(*verdict));
+    }
     return true;
+  };
+  // After a rule ended the run, the estimate may be another iterate (early stopping's, a kept best):
+  // the points of the last evaluation are those of the estimate returned.
+  auto record_again = [&](int iteration) {
+    rec.points.erase(std::remove_if(rec.points.begin(), rec.points.end(),
+                                    [iteration](const Point& p) { return p.iteration == iteration; }),
+                     rec.points.end());
+    return record(iteration);
   };
 
   try {
@@ -159,17 +209,32 @@ TrialRecord run_trial(const TrialSpec& spec, const Registry& registry) {
       forced_message = "non-finite estimate or metric after initialisation";
       more = false;
     }
+    if (stopped) more = false;  // the start already met the target
     while (more) {
       clock.resume();
       more = estimator->step(*source);
       clock.pause();
       ++iteration;
+      if (more)
+        if (auto verdict = rules.after_step(progress(iteration))) {
+          stop_with(std::move(*verdict));
+          more = false;
+        }
       const bool last = !more;
       if (iteration % spec.record_every == 0 || last) {
+        const bool was_stopped = stopped.has_value();
         if (!record(iteration)) {
           forced = Status::diverged;
           forced_message = "non-finite estimate or metric at iteration " + std::to_string(iteration);
           break;
+        }
+        if (!was_stopped && stopped) {  // a metric rule fired on this evaluation
+          more = false;
+          if (!record_again(iteration)) {
+            forced = Status::diverged;
+            forced_message = "non-finite estimate or metric at iteration " + std::to_string(iteration);
+            break;
+          }
         }
       }
     }
@@ -192,6 +257,10 @@ TrialRecord run_trial(const TrialSpec& spec, const Registry& registry) {
   const Summary summary = estimator->summary();
   Status status = forced != Status::running ? forced : summary.status;
   std::string message = forced != Status::running ? forced_message : summary.message;
+  if (status == Status::running && stopped) {  // an estimator that keeps no status of its own
+    status = stopped->status;
+    message = stopped->message;
+  }
   if (status == Status::running) {  // an estimator that stopped without saying why
     status = Status::failed;
     message = "estimator stopped without a terminal status" + (message.empty() ? "" : ": " + message);

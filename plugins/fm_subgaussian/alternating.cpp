@@ -3,7 +3,6 @@
 #include "alternating.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <vector>
 
 #include "rankone/linalg/eigensolvers.hpp"
@@ -12,11 +11,8 @@ namespace rankone::fm_subgaussian {
 
 namespace {
 
-std::string format(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
+/// Four digits in the standardisation hint: column variances near 1 differ in the third.
+std::string format(double v) { return short_number(v, 4); }
 
 double rms(const Vector& v) { return v.size() ? std::sqrt(v.squaredNorm() / static_cast<double>(v.size())) : 0.0; }
 
@@ -148,17 +144,6 @@ Summary AlternatingEstimator::summary() const {
   return s;
 }
 
-std::string AlternatingEstimator::restore_best() {
-  if (!std::isfinite(best_fit_)) return "; the estimate is the one before this iteration";
-  U_ = best_U_;
-  V_ = best_V_;
-  w_ = best_w_;
-  bias_ = best_bias_;
-  summary_.fit = best_fit_;
-  return "; the estimate returned is the best seen on fresh data (after iteration " + std::to_string(best_iteration_) +
-         ", relative residual " + format(best_fit_) + ")";
-}
-
 double AlternatingEstimator::iterate(DataSource& data) {
   Matrix Z;
   Vector y;
@@ -173,16 +158,10 @@ double AlternatingEstimator::iterate(DataSource& data) {
   const double fit = y_norm > 0.0 ? r.norm() / y_norm : std::numeric_limits<double>::infinity();
   if (std::isfinite(fit)) {
     record_fit(fit, "relative residual ‖y − ŷ‖/‖y‖ on the last fresh batch, before its update");
-    if (fit < best_fit_) {
-      best_fit_ = fit;
-      best_U_ = U_;
-      best_V_ = V_;
-      best_w_ = w_;
-      best_bias_ = bias_;
-      best_iteration_ = iteration();
-    }
+    keep_if_best(fit, iteration());
   }
-  if (end_if_diverged(residual_rms, rms(y), options_.divergence_factor, iteration() + 1, [this] { return restore_best(); }))
+  if (end_if_diverged(residual_rms, rms(y), options_.divergence_factor, iteration() + 1,
+                      [this] { return restore_best("; the estimate is the one before this iteration"); }))
     return -1.0;
 
   const Matrix U_prev = U_;

@@ -58,8 +58,6 @@ class AlternatingEstimator : public IterativeEstimator {
   LowRankModel model_z() const;
   /// The next batch in standardised coordinates, or false when the data are exhausted.
   bool next_batch(DataSource& data, Matrix& Z, Vector& y);
-  /// Puts the best estimate seen on fresh data back (after divergence); says which it is.
-  std::string restore_best();
 
   BatchReader reader_;
   Index batch_size_ = BatchReader::endless_batch_size;  ///< chosen in start (BatchReader::choose)
@@ -72,12 +70,6 @@ class AlternatingEstimator : public IterativeEstimator {
   Vector w_;
   double bias_ = 0.0;
   const DataSource* data_ = nullptr;  ///< for the summary's re-use note
-  // The estimate with the lowest relative residual on a fresh batch so far (copied only when it improves).
-  Matrix best_U_, best_V_;
-  Vector best_w_;
-  double best_bias_ = 0.0;
-  double best_fit_ = std::numeric_limits<double>::infinity();
-  int best_iteration_ = 0;
   // Raw feature moments of the first batch, for the hint: the moment updates assume mean 0, variance 1.
   double min_variance_ = 1.0, max_variance_ = 1.0, mean_norm_sq_ = 0.0;
   Index d_ = 0;

@@ -65,14 +65,6 @@ Footprint ridge_footprint(const Params& p, const FootprintContext& c) {
   return f;
 }
 
-/// An iterative estimator with the validated `stall_fit` applied.
-template <class T>
-std::unique_ptr<Component> with_stall_fit(std::unique_ptr<T> estimator, const Params& p) {
-  estimator->configure_stall(p);
-  if (p.json().contains("early_stopping")) estimator->configure_early_stopping(p);  // ridge declares none
-  return estimator;
-}
-
 Registration moment_elimination_registration() {
   Registration r;
   r.kind = Kind::estimator;
@@ -83,11 +75,10 @@ Registration moment_elimination_registration() {
                ", Algorithm 1, Eqs. (7)-(10) (Eq. (7) with its missing trace term: docs/papers/fm-subgaussian.md)";
   r.doc_page = "docs/plugins/fm_moment_elimination.md";
   r.schema = MomentEliminationOptions::schema();
-  IterativeEstimator::declare_stall_fit(r.schema);
-  IterativeEstimator::declare_early_stopping(r.schema);
+  IterativeEstimator::declare_policy(r.schema, {.early_stopping = true});
   r.example = {{"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<MomentEliminationEstimator>(MomentEliminationOptions(p)), p);
+    return std::make_unique<MomentEliminationEstimator>(MomentEliminationOptions(p));
   };
   r.footprint = alternating_footprint(false);
   return r;
@@ -102,11 +93,10 @@ Registration ifm_registration() {
   r.citation = std::string(kPaper) + ", Eq. (12) (iFM); algorithm: docs/papers/fm-subgaussian.md";
   r.doc_page = "docs/plugins/ifm.md";
   r.schema = AlternatingOptions::schema();
-  IterativeEstimator::declare_stall_fit(r.schema);
-  IterativeEstimator::declare_early_stopping(r.schema);
+  IterativeEstimator::declare_policy(r.schema, {.early_stopping = true});
   r.example = {{"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<ImprovedFmEstimator>(AlternatingOptions(p)), p);
+    return std::make_unique<ImprovedFmEstimator>(AlternatingOptions(p));
   };
   r.footprint = alternating_footprint(true);
   return r;
@@ -121,11 +111,10 @@ Registration fm_registration() {
                "(SGD, ALS); the baseline of " + std::string(kPaper) + ", Eq. (2)";
   r.doc_page = "docs/plugins/fm.md";
   r.schema = ConventionalFmOptions::schema();
-  IterativeEstimator::declare_stall_fit(r.schema);
-  IterativeEstimator::declare_early_stopping(r.schema);
+  IterativeEstimator::declare_policy(r.schema, {.early_stopping = true});
   r.example = {{"max_iterations", 2}, {"training_size", 500}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<ConventionalFmEstimator>(ConventionalFmOptions(p)), p);
+    return std::make_unique<ConventionalFmEstimator>(ConventionalFmOptions(p));
   };
   r.footprint = conventional_fm_footprint;
   return r;
@@ -139,10 +128,10 @@ Registration ridge_registration() {
   r.citation = "Hoerl & Kennard 1970; the Ridge baseline of " + std::string(kPaper) + ", Table 1";
   r.doc_page = "docs/plugins/ridge.md";
   r.schema = RidgeOptions::schema();
-  IterativeEstimator::declare_stall_fit(r.schema);
+  IterativeEstimator::declare_policy(r.schema);
   r.example = Json::object();
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<RidgeEstimator>(RidgeOptions(p)), p);
+    return std::make_unique<RidgeEstimator>(RidgeOptions(p));
   };
   r.footprint = ridge_footprint;
   return r;

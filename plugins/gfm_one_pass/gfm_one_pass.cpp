@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <limits>
-#include <sstream>
 #include <vector>
 
 #include "rankone/estimation/spectral.hpp"
@@ -14,12 +13,8 @@ namespace {
 
 double rms(const Vector& v) { return v.size() == 0 ? 0.0 : std::sqrt(v.squaredNorm() / static_cast<double>(v.size())); }
 
-std::string format(double x) {
-  std::ostringstream os;
-  os.precision(3);
-  os << x;
-  return os.str();
-}
+/// What a diverged run returns when no fit was recorded before it.
+const char* const kBeforeThisIteration = "; the estimate is the one before this iteration";
 
 /// (|b − b'| + ‖w − w'‖ + ‖M − M'‖_F) / (|b| + ‖w‖ + ‖M‖_F): the relative change the stopping rule tests.
 double relative_change(const LowRankModel& now, const LowRankModel& before) {
@@ -227,16 +222,9 @@ double GfmOnePass::iterate(DataSource& data) {
     last_mean_residual_ = residual.mean();
     last_residual_rms_ = residual_rms;
     last_response_rms_ = rms(batch.y);
-    if (fit < best_fit_) {
-      best_fit_ = fit;
-      best_U_ = U_;
-      best_V_ = V_;
-      best_w_ = w_;
-      best_b_ = b_;
-      best_iteration_ = t - 1;
-    }
+    keep_if_best(fit, t - 1);
   }
-  if (end_if_diverged(residual_rms, rms(batch.y), options_.divergence_factor, t, [this] { return restore_best(); }))
+  if (end_if_diverged(residual_rms, rms(batch.y), options_.divergence_factor, t, [this] { return restore_best(kBeforeThisIteration); }))
     return -1.0;
 
   // G = M̂(r) + M_t, applied matrix-free.
@@ -260,7 +248,7 @@ double GfmOnePass::iterate(DataSource& data) {
   }
 
   if (!U_next.allFinite() || !V_next.allFinite() || !w_next.allFinite() || !std::isfinite(b_next)) {
-    const std::string kept = restore_best();
+    const std::string kept = restore_best(kBeforeThisIteration);
     finish(Status::diverged, "the update of iteration " + std::to_string(t) + " produced non-finite values" + kept);
     return -1.0;
   }
@@ -275,24 +263,13 @@ double GfmOnePass::iterate(DataSource& data) {
   return relative_change(model(), before);
 }
 
-std::string GfmOnePass::restore_best() {
-  if (!std::isfinite(best_fit_)) return "; the estimate is the one before this iteration";
-  U_ = best_U_;
-  V_ = best_V_;
-  w_ = best_w_;
-  b_ = best_b_;
-  summary_.fit = best_fit_;
-  return "; the estimate returned is the best seen on fresh data (after iteration " + std::to_string(best_iteration_) +
-         ", relative residual " + format(best_fit_) + ")";
-}
-
 std::string GfmOnePass::missing_intercept() const {
   // A constant part of the residual is an intercept the model y = x'w + x'Mx cannot represent; not
   // when the residual exceeds y itself (a diverging estimate's residual has any mean).
   if (options_.intercept || last_residual_rms_ <= 0 || last_residual_rms_ >= last_response_rms_ ||
       std::abs(last_mean_residual_) <= 0.5 * last_residual_rms_)
     return "";
-  return "the residual has mean " + format(last_mean_residual_) + " (RMS " + format(last_residual_rms_) +
+  return "the residual has mean " + short_number(last_mean_residual_) + " (RMS " + short_number(last_residual_rms_) +
          "): the responses have a nonzero mean/intercept the model has no term for (y = x'w + x'Mx); set "
          "intercept: true";
 }
@@ -312,7 +289,7 @@ std::string GfmOnePass::stall_hint() const {
                     std::to_string(static_cast<long long>(std::ceil(enough))) + ")");
   const Vector s = singular_values(model());
   if (s.size() > 1 && s(0) > 0 && s(s.size() - 1) < 1e-2 * s(0))
-    hints.push_back("rank may be above the true rank (σ_k/σ_1 = " + format(s(s.size() - 1) / s(0)) + ")");
+    hints.push_back("rank may be above the true rank (σ_k/σ_1 = " + short_number(s(s.size() - 1) / s(0)) + ")");
   std::string text;
   for (const auto& h : hints) text += (text.empty() ? "" : "; ") + h;
   return text;

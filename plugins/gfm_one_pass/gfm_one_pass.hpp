@@ -41,7 +41,7 @@ class GfmOnePass final : public IterativeEstimator {
 
  protected:
   double iterate(DataSource& data) override;
-  /// Early stopping's copy of the estimate: U, V, w and b.
+  /// The copy of the estimate early stopping and best-iterate keeping hold: U, V, w and b.
   std::any snapshot() const override;
   void restore(const std::any& state) override;
   /// Intercept in the data (without `intercept`), batch too small for d and k, or a rank above the true rank.
@@ -50,9 +50,6 @@ class GfmOnePass final : public IterativeEstimator {
   std::string missing_intercept() const;
 
  private:
-  /// Puts the best estimate seen back (after divergence); returns what the message says about it.
-  std::string restore_best();
-
   /// The current estimate as a model: left = U, right = V (symmetrised for x'Mx), w and b.
   LowRankModel model() const;
   /// M_t Z without forming M_t.
@@ -81,12 +78,6 @@ class GfmOnePass final : public IterativeEstimator {
   Index batch_size_ = BatchReader::endless_batch_size;  ///< chosen in start (BatchReader::choose)
   std::string batch_note_;                             ///< how batch_size and passes were chosen, or ""
   const DataSource* data_ = nullptr;  ///< for the summary's re-use note
-  // The estimate with the lowest relative residual on a fresh batch so far (copied only when it improves).
-  Matrix best_U_, best_V_;
-  Vector best_w_;
-  double best_b_ = 0.0;
-  double best_fit_ = std::numeric_limits<double>::infinity();
-  int best_iteration_ = 0;  ///< iterations done when the best estimate was current
   double last_mean_residual_ = 0.0;  ///< mean and RMS of the last fresh batch's residual and RMS of its y, for the hint
   double last_residual_rms_ = 0.0;
   double last_response_rms_ = 0.0;

@@ -41,14 +41,10 @@ PluginDescriptor describe_gfm() {
       "Sensing (NIPS), Algorithm 1; asymmetric variant: docs/papers/gfm-one-pass.md";
   r.doc_page = "docs/plugins/gfm_one_pass.md";
   r.schema = GfmOptions::schema();
-  IterativeEstimator::declare_stall_fit(r.schema);
-  IterativeEstimator::declare_early_stopping(r.schema);
+  IterativeEstimator::declare_policy(r.schema, {.early_stopping = true});
   r.example = Json{{"rank", 2}, {"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    auto estimator = std::make_unique<GfmOnePass>(GfmOptions(p));
-    estimator->configure_stall(p);
-    estimator->configure_early_stopping(p);
-    return estimator;
+    return std::make_unique<GfmOnePass>(GfmOptions(p));
   };
   r.footprint = gfm_footprint;
   PluginDescriptor d;

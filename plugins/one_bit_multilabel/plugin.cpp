@@ -15,12 +15,6 @@ namespace {
 constexpr const char* kPaper = "Qiu, Luo, Ye & Lin 2017, Nonconvex One-bit Single-label Multi-label Learning";
 constexpr const char* kBaselinePage = "docs/plugins/multilabel_baselines.md";
 
-/// An iterative estimator with the validated `stall_fit` applied.
-std::unique_ptr<Component> with_stall_fit(std::unique_ptr<IterativeEstimator> estimator, const Params& p) {
-  estimator->configure_stall(p);
-  return estimator;
-}
-
 /// `training_size` and the Newton–CG settings shared by the batch baselines.
 void declare_training(Schema& s) {
   s.integer("training_size", std::nullopt,
@@ -124,10 +118,10 @@ Registration one_bit_registration() {
       .above(0.0);
   s.integer("max_iterations", 10, "iterations after the initialisation (one fresh batch each)").at_least(0);
   s.number("tolerance", 0.0, "stop when ‖W_t − W_{t−1}‖_F / ‖W_{t−1}‖_F falls below this (0: never)").at_least(0.0);
-  IterativeEstimator::declare_stall_fit(s);
+  IterativeEstimator::declare_policy(s);
   r.example = {{"batch_size", 500}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<OneBitMultilabel>(p), p);
+    return std::make_unique<OneBitMultilabel>(p);
   };
   r.footprint = one_bit_footprint;
   return r;
@@ -150,9 +144,9 @@ Registration leml_registration() {
   s.integer("max_iterations", 10, "alternations (a U solve then a V solve)").at_least(0);
   s.number("tolerance", 1e-6, "stop when the objective's relative change falls below this").at_least(0.0);
   declare_newton(s, 5);
-  IterativeEstimator::declare_stall_fit(s);
+  IterativeEstimator::declare_policy(s);
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<Leml>(p), p);
+    return std::make_unique<Leml>(p);
   };
   r.footprint = leml_footprint;
   return r;
@@ -194,9 +188,9 @@ Registration trace_registration(const std::string& name, LossKind loss, const st
   s.number("tolerance", 1e-5, "stop when ‖W⁺ − W‖_F / ‖W‖_F falls below this").at_least(0.0);
   s.number("initial_step", 1.0, "first step size tried; backtracking halves it, accepted steps grow it by 1.5")
       .above(0.0);
-  IterativeEstimator::declare_stall_fit(s);
+  IterativeEstimator::declare_policy(s);
   r.factory = [loss](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<TraceNormRegression>(p, loss), p);
+    return std::make_unique<TraceNormRegression>(p, loss);
   };
   r.footprint = dense_weights_footprint;
   return r;

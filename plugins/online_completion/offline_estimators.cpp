@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <sstream>
 #include <vector>
 
 #include "biases.hpp"
@@ -14,13 +13,6 @@
 namespace rankone::online_completion {
 
 namespace {
-
-std::string format(double v) {
-  std::ostringstream s;
-  s.precision(3);
-  s << v;
-  return s.str();
-}
 
 /// Entry numbers grouped by key (counting sort): order[start[g] .. start[g+1]) have key g.
 template <class Key>
@@ -76,7 +68,23 @@ void ObservedSet::copy(const EntryView& entries, Index rows_count, Index cols_co
 // ---- OfflineCompletion ----
 
 OfflineCompletion::OfflineCompletion(OfflineOptions options)
-    : IterativeEstimator(options.max_iterations, options.tolerance), options_(std::move(options)) {}
+    : IterativeEstimator(options.max_iterations, options.tolerance), options_(std::move(options)) {
+  describe_best_iterate("the training entries", "pass");
+}
+
+namespace {
+struct Factors {
+  RowMatrix U, V;
+};
+}  // namespace
+
+std::any OfflineCompletion::snapshot() const { return Factors{U_, V_}; }
+
+void OfflineCompletion::restore(const std::any& state) {
+  const auto& f = std::any_cast<const Factors&>(state);
+  U_ = f.U;
+  V_ = f.V;
+}
 
 OfflineCompletion::~OfflineCompletion() = default;
 
@@ -140,20 +148,15 @@ double OfflineCompletion::iterate(DataSource&) {
   const double rms = std::sqrt(squared_residuals / static_cast<double>(observed_.size()));
   const double limit = options_.divergence_factor * observed_.value_rms();
   if (!std::isfinite(rms) || rms > limit || !U_.allFinite() || !V_.allFinite()) {
-    std::string kept = "; the estimate is the one before this pass";
-    if (std::isfinite(best_fit_)) {
-      U_ = best_U_;
-      V_ = best_V_;
-      summary_.fit = best_fit_;
-      kept = "; the estimate returned is the one with the lowest training residual (after pass " +
-             std::to_string(best_iteration_) + ", relative residual " + format(best_fit_) + ")";
-    } else {
+    std::string kept = restore_best("");
+    if (kept.empty()) {
       U_ = saved_U_;
       V_ = saved_V_;
+      kept = "; the estimate is the one before this pass";
     }
     finish(Status::diverged, name() + " diverged in pass " + std::to_string(iteration() + 1) +
-                                 ": training RMS residual " + format(rms) + " exceeds " +
-                                 format(options_.divergence_factor) + " × the RMS of the observed entries" + kept);
+                                 ": training RMS residual " + short_number(rms) + " exceeds " +
+                                 short_number(options_.divergence_factor) + " × the RMS of the observed entries" + kept);
     return -1.0;
   }
   // No fresh data: the fit is the training residual of this pass (ALS: after it; SGD: each entry
@@ -162,12 +165,7 @@ double OfflineCompletion::iterate(DataSource&) {
   if (value_norm > 0.0) {
     const double fit = std::sqrt(squared_residuals) / value_norm;
     record_fit(fit, "relative training residual ‖m − m̂‖/‖m‖ over the observed set (after the offset; no held-out test set)");
-    if (fit < best_fit_) {
-      best_fit_ = fit;
-      best_U_ = U_;
-      best_V_ = V_;
-      best_iteration_ = iteration() + 1;
-    }
+    keep_if_best(fit, iteration() + 1);
   }
   const double change = std::sqrt((U_ - saved_U_).squaredNorm() + (V_ - saved_V_).squaredNorm());
   return change / std::max(std::sqrt(U_.squaredNorm() + V_.squaredNorm()), 1e-300);
@@ -188,7 +186,7 @@ std::string OfflineCompletion::stall_hint() const {
                     " entries of a " + std::to_string(observed_.d1) + " × " + std::to_string(observed_.d2) +
                     " matrix of rank " + std::to_string(options_.rank) + ", need of order 10·d·k·log d = " +
                     std::to_string(static_cast<long long>(std::ceil(needed))) + ")");
-  if (options_.regularization > 0.1) hints.push_back("regularization " + format(options_.regularization) + " may be too strong");
+  if (options_.regularization > 0.1) hints.push_back("regularization " + short_number(options_.regularization) + " may be too strong");
   if (hints.empty()) hints.push_back("the matrix may be far from rank " + std::to_string(options_.rank));
   std::string text;
   for (const auto& h : hints) text += (text.empty() ? "" : "; ") + h;

@@ -56,6 +56,9 @@ class OfflineCompletion : public IterativeEstimator {
   std::string stall_hint() const final;
   /// With a held-out test set, the fit is measured on it at the end (training residual otherwise).
   void measure_final_fit() final;
+  /// The copy best-iterate keeping holds: U and V.
+  std::any snapshot() const final;
+  void restore(const std::any& state) final;
   virtual std::string name() const = 0;
   /// One pass over Ω; returns the sum of squared training residuals it saw.
   virtual double sweep() = 0;
@@ -70,10 +73,6 @@ class OfflineCompletion : public IterativeEstimator {
 
  private:
   RowMatrix saved_U_, saved_V_;
-  // The factors with the lowest training residual so far (copied only when it improves).
-  RowMatrix best_U_, best_V_;
-  double best_fit_ = std::numeric_limits<double>::infinity();
-  int best_iteration_ = 0;
 };
 
 /// Alternating least squares: each row u_i = argmin Σ_{j∈Ω_i} (u'v_j − M_ij)² + λ_i ‖u‖², then each

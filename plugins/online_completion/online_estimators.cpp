@@ -4,24 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 #include <unordered_map>
 #include <vector>
 
 #include "update_kernels.hpp"
 
 namespace rankone::online_completion {
-
-namespace {
-
-std::string format(double v) {
-  std::ostringstream s;
-  s.precision(3);
-  s << v;
-  return s.str();
-}
-
-}  // namespace
 
 Index trim_rows(RowMatrix& factor, double factor_of_mean) {
   const double limit = factor_of_mean * factor.squaredNorm() / static_cast<double>(factor.rows());
@@ -39,7 +27,26 @@ Index trim_rows(RowMatrix& factor, double factor_of_mean) {
 // ---- OnlineCompletion ----
 
 OnlineCompletion::OnlineCompletion(OnlineOptions options)
-    : IterativeEstimator(options.max_iterations, options.tolerance), options_(options) {}
+    : IterativeEstimator(options.max_iterations, options.tolerance), options_(options) {
+  describe_best_iterate("fresh entries", "batch");
+}
+
+namespace {
+struct OnlineState {
+  RowMatrix U, V;
+  std::optional<RunningBiases> offset;
+};
+}  // namespace
+
+std::any OnlineCompletion::snapshot() const { return OnlineState{U_, psd() ? RowMatrix() : V_, offset_}; }
+
+void OnlineCompletion::restore(const std::any& state) {
+  const auto& s = std::any_cast<const OnlineState&>(state);
+  U_ = s.U;
+  if (!psd()) V_ = s.V;
+  if (offset_) offset_ = s.offset;
+  after_restore();
+}
 
 OnlineCompletion::~OnlineCompletion() = default;
 
@@ -76,7 +83,7 @@ void OnlineCompletion::start(DataSource& data, Rng& rng) {
     else trimmed += trim_rows(V_, options_.trim);
     if (trimmed > 0)
       summary_.notes.push_back(algorithm() + ": the warm start trimmed " + std::to_string(trimmed) +
-                               " spiky factor rows (trim = " + format(options_.trim) + ")");
+                               " spiky factor rows (trim = " + short_number(options_.trim) + ")");
   }
   if (options_.warm_start_fit) fit_warm_start_scale(*entries);
 
@@ -159,13 +166,7 @@ double OnlineCompletion::iterate(DataSource& data) {
   if (squared_values > 0.0) {
     fit = std::sqrt(stats.squared_residuals / squared_values);
     record_fit(fit, kFreshFitMeasure);
-    if (fit < best_fit_) {
-      best_fit_ = fit;
-      best_U_ = U_;
-      if (!psd()) best_V_ = V_;
-      if (offset_) best_offset_ = offset_;
-      best_iteration_ = iteration() + 1;
-    }
+    keep_if_best(fit, iteration() + 1);
   }
   after_batch();
   // The batch is kept (moved) for the noise floor, measured once when the run ends.
@@ -178,15 +179,8 @@ double OnlineCompletion::iterate(DataSource& data) {
 std::string OnlineCompletion::undo_diverged_batch() {
   rollback();
   if (offset_) offset_ = saved_offset_;
-  const std::string hint = ". Lower step_size (now " + format(options_.step_size) + ", gain 2ηd1d2 = " + format(gain_) + ")";
-  if (!std::isfinite(best_fit_)) return "; the estimate is the one before this batch" + hint;
-  U_ = best_U_;
-  if (!psd()) V_ = best_V_;
-  if (offset_) offset_ = best_offset_;
-  after_restore();
-  summary_.fit = best_fit_;
-  return "; the estimate returned is the best seen on fresh entries (after batch " + std::to_string(best_iteration_) +
-         ", relative residual " + format(best_fit_) + ")" + hint;
+  const std::string hint = ". Lower step_size (now " + short_number(options_.step_size) + ", gain 2ηd1d2 = " + short_number(gain_) + ")";
+  return restore_best("; the estimate is the one before this batch") + hint;
 }
 
 void OnlineCompletion::fit_warm_start_scale(const EntryView& entries) {
@@ -225,7 +219,7 @@ std::string OnlineCompletion::stall_hint() const {
   // Unrelated (i, j), (j, i) entries of a non-symmetric matrix differ by about √2 relative, a noiseless
   // symmetric one by 0; 0.5 is a judgement between the two (noise below SNR 1 can exceed it).
   if (psd() && std::isfinite(asymmetry_) && asymmetric_pairs_ >= 10 && asymmetry_ > 0.5)
-    hints.push_back("the matrix is not symmetric (entries (i, j) and (j, i) differ by " + format(asymmetry_) +
+    hints.push_back("the matrix is not symmetric (entries (i, j) and (j, i) differ by " + short_number(asymmetry_) +
                     " relative, over " + std::to_string(asymmetric_pairs_) + " pairs of the warm start); use omc_general");
   const double d = static_cast<double>(std::max(d1_, d2_));
   const double k = static_cast<double>(options_.rank);
@@ -239,7 +233,7 @@ std::string OnlineCompletion::stall_hint() const {
   if (low_rank.left.size() > 0 && low_rank.all_finite()) {
     const Vector s = singular_values(low_rank);
     if (s.size() > 1 && s(0) > 0.0 && s(s.size() - 1) < 1e-2 * s(0))
-      hints.push_back("rank may be above the true rank (σ_k/σ_1 = " + format(s(s.size() - 1) / s(0)) + ")");
+      hints.push_back("rank may be above the true rank (σ_k/σ_1 = " + short_number(s(s.size() - 1) / s(0)) + ")");
   }
   if (hints.empty()) hints.push_back("try a smaller step_size or more iterations");
   std::string text;

@@ -63,6 +63,9 @@ class OnlineCompletion : public IterativeEstimator {
   virtual void after_restore() {}
   /// A non-symmetric matrix (omc_psd), too few entries, or a rank above the true rank.
   std::string stall_hint() const final;
+  /// The copy best-iterate keeping holds: U, V (not for omc_psd) and the running offset.
+  std::any snapshot() const final;
+  void restore(const std::any& state) final;
 
   OnlineOptions options_;
   RowMatrix U_;  ///< d1 × k
@@ -85,11 +88,6 @@ class OnlineCompletion : public IterativeEstimator {
   std::string warm_start_note_;
   std::optional<RunningBiases> offset_, saved_offset_;
   std::vector<double> residuals_;
-  // The estimate after the batch with the lowest progressive-validation residual (copied only when it improves).
-  RowMatrix best_U_, best_V_;
-  std::optional<RunningBiases> best_offset_;
-  double best_fit_ = std::numeric_limits<double>::infinity();
-  int best_iteration_ = 0;
   /// ‖M − M'‖/‖M‖ over the warm-start entries observed at both (i, j) and (j, i), i ≠ j (NaN: no pair).
   double asymmetry_ = std::numeric_limits<double>::quiet_NaN();
   Index asymmetric_pairs_ = 0;

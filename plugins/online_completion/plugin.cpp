@@ -65,12 +65,6 @@ Footprint offline_footprint(const Params& p, const FootprintContext& c) {
   return f;
 }
 
-/// An iterative estimator with the validated `stall_fit` applied.
-std::unique_ptr<Component> with_stall_fit(std::unique_ptr<IterativeEstimator> estimator, const Params& p) {
-  estimator->configure_stall(p);
-  return estimator;
-}
-
 /// The data the conformance checks run the completion estimators on: entries of a 20 × 20 PSD
 /// matrix of rank 2, observed uniformly, with a held-out set; a stream for the online estimators, a
 /// fixed set of 400 observations for the offline ones.
@@ -90,7 +84,7 @@ Registration online_registration(std::string name, std::string summary, std::str
   r.citation = std::move(citation);
   r.doc_page = std::move(doc);
   r.schema = OnlineOptions::schema();
-  IterativeEstimator::declare_stall_fit(r.schema);
+  IterativeEstimator::declare_policy(r.schema);
   r.example = {{"rank", 2}};
   r.example_data = completion_example_data(false);
   r.footprint = online_footprint(std::is_same_v<Estimator, OnlineGeneralTheoretical> ? 9 : 4,
@@ -103,7 +97,7 @@ Registration online_registration(std::string name, std::string summary, std::str
         throw ConfigError("at " + p.path_of("offset") + ": omc_psd completes a symmetric PSD matrix; row and column "
                           "biases would break the symmetry (use \"mean\" or \"none\")");
     }
-    return with_stall_fit(std::make_unique<Estimator>(options), p);
+    return std::make_unique<Estimator>(options);
   };
   return r;
 }
@@ -131,12 +125,12 @@ PluginDescriptor describe_online_completion() {
                  "Zhou et al. 2008 (weighted-λ ridge); baseline of " + std::string(kPaper) + ", Table 1";
   als.doc_page = "docs/plugins/als_completion.md";
   als.schema = OfflineOptions::schema(OfflineOptions::Method::als_completion);
-  IterativeEstimator::declare_stall_fit(als.schema);
+  IterativeEstimator::declare_policy(als.schema);
   als.example = {{"rank", 2}};
   als.example_data = completion_example_data(true);
   als.footprint = offline_footprint;
   als.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<AlsCompletion>(OfflineOptions(OfflineOptions::Method::als_completion, p)), p);
+    return std::make_unique<AlsCompletion>(OfflineOptions(OfflineOptions::Method::als_completion, p));
   };
   d.registrations.push_back(std::move(als));
 
@@ -148,12 +142,12 @@ PluginDescriptor describe_online_completion() {
                  "Systems (LIBMF); baseline of " + std::string(kPaper) + ", Table 1";
   sgd.doc_page = "docs/plugins/sgd_mf.md";
   sgd.schema = OfflineOptions::schema(OfflineOptions::Method::sgd_mf);
-  IterativeEstimator::declare_stall_fit(sgd.schema);
+  IterativeEstimator::declare_policy(sgd.schema);
   sgd.example = {{"rank", 2}};
   sgd.example_data = completion_example_data(true);
   sgd.footprint = offline_footprint;
   sgd.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<SgdMf>(OfflineOptions(OfflineOptions::Method::sgd_mf, p)), p);
+    return std::make_unique<SgdMf>(OfflineOptions(OfflineOptions::Method::sgd_mf, p));
   };
   d.registrations.push_back(std::move(sgd));
 
@@ -170,13 +164,10 @@ PluginDescriptor describe_online_completion() {
   biases.schema.integer("max_iterations", 100, "sweeps (μ, then rows, then columns)").at_least(1);
   biases.schema.number("tolerance", 1e-9, "stop when the relative change of (μ, b, c) in a sweep falls below this")
       .at_least(0.0);
-  IterativeEstimator::declare_stall_fit(biases.schema);
+  IterativeEstimator::declare_policy(biases.schema);
   biases.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return with_stall_fit(std::make_unique<BiasBaseline>(offset_kind_from_string(p.string("terms")),
-                                                         p.number("regularization"),
-                                                         static_cast<int>(p.integer("max_iterations")),
-                                                         p.number("tolerance")),
-                          p);
+    return std::make_unique<BiasBaseline>(offset_kind_from_string(p.string("terms")), p.number("regularization"),
+                                          static_cast<int>(p.integer("max_iterations")), p.number("tolerance"));
   };
   biases.footprint = offline_footprint;
   d.registrations.push_back(std::move(biases));

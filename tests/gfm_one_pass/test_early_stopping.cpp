@@ -1,4 +1,4 @@
-// Early stopping (IterativeEstimator::declare_early_stopping): every iterate is scored on the
+// Early stopping (IterativeEstimator::declare_policy with early_stopping): every iterate is scored on the
 // source's validation part, the best is kept and is the final estimate, the run stops after
 // `patience` iterations without improvement, and asking for it without a validation part is refused.
 #include <catch2/catch.hpp>

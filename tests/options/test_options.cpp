@@ -15,8 +15,7 @@ using namespace rankone;
 namespace {
 
 /// Every parameter of `options` is declared, with the same spec, by the registered plugin `name`
-/// (which adds only the stall-fit parameters every iterative estimator has and the early-stopping
-/// ones IterativeEstimator::declare_early_stopping declares).
+/// (which adds only the iteration policy's: IterativeEstimator::declare_policy, early stopping included).
 void check_registered(const std::string& name, const Schema& options) {
   const Registration& reg = test::registry().get(name, Kind::estimator);
   for (const ParamSpec& spec : options.params()) {
@@ -25,12 +24,11 @@ void check_registered(const std::string& name, const Schema& options) {
     REQUIRE(registered != nullptr);
     CHECK(registered->to_json() == spec.to_json());
   }
-  Schema early_stopping;
-  IterativeEstimator::declare_early_stopping(early_stopping);
+  Schema policy;
+  IterativeEstimator::declare_policy(policy, {.early_stopping = true});
   for (const ParamSpec& spec : reg.schema.params()) {
     INFO(name << " declares " << spec.name);
-    CHECK((options.find(spec.name) != nullptr || spec.name.rfind("stall_", 0) == 0 ||
-           early_stopping.find(spec.name) != nullptr));
+    CHECK((options.find(spec.name) != nullptr || policy.find(spec.name) != nullptr));
   }
 }
 

@@ -21,9 +21,7 @@ class @Name@ final : public IterativeEstimator {
         rank_(p.integer("rank")),
         requested_batch_size_(BatchReader::optional(p, "batch_size")),
         requested_passes_(BatchReader::optional(p, "passes")),
-        divergence_factor_(p.number("divergence_factor")) {
-    configure_stall(p);
-  }
+        divergence_factor_(p.number("divergence_factor")) {}
 
   void start(DataSource& data, Rng& rng) override {
     const ProblemShape shape = data.shape();
@@ -128,8 +126,8 @@ PluginDescriptor describe_plugin() {
   r.schema.integer("max_iterations", 30, "iteration budget").at_least(1);
   r.schema.number("tolerance", 1e-10, "stop when the relative change of M falls below this").at_least(0.0);
   BatchReader::declare_passes(r.schema);
-  IterativeEstimator::declare_stall_fit(r.schema);
   IterativeEstimator::declare_divergence_factor(r.schema);
+  IterativeEstimator::declare_policy(r.schema);  // stall verdict; the registry reads these parameters
   r.example = {{"batch_size", 500}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> { return std::make_unique<@Name@>(p); };
   r.footprint = footprint;

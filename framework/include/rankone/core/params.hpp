@@ -4,6 +4,8 @@
 /// (unknown keys are errors), fills in defaults, prints `rankone describe NAME`, and documents the
 /// plugin.
 #include <functional>
+#include <memory>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -107,7 +109,11 @@ class Params {
   std::vector<double> numbers(const std::string& name) const;
   bool has(const std::string& name) const;  ///< present and not null
   const Json& raw(const std::string& name) const;
-  const Json& json() const { return values_; }
+  /// The whole object (a factory that hands it on counts as reading every parameter).
+  const Json& json() const;
+  /// The parameters of the object that nothing has read yet (through this object or a copy of it),
+  /// besides `name` and `label`: the conformance check that every declared parameter is used.
+  std::vector<std::string> unread() const;
   /// JSON path of this object in the experiment (for error messages), e.g. "/estimators/0".
   const std::string& path() const { return path_; }
   std::string path_of(const std::string& name) const { return path_ + "/" + name; }
@@ -115,6 +121,12 @@ class Params {
  private:
   Json values_ = Json::object();
   std::string path_;
+  /// Which parameters were read, shared by the copies of one object.
+  struct Reads {
+    std::set<std::string> names;
+    bool whole = false;
+  };
+  std::shared_ptr<Reads> reads_ = std::make_shared<Reads>();
 };
 
 }  // namespace rankone

@@ -12,6 +12,7 @@
 ///   "estimators": [{"name": "spectral", "label": "spectral-2k", ...}],
 ///   "metrics": ["combined_error", {"name": "relative_error_M", "norm": "frobenius"}],
 ///   "record_every": 1,                            // evaluate metrics every N iterations
+///   "stop": {"metric": "relative_error_M", "target": 1e-6, "seconds": 60},  // shared stopping rules and budgets
 ///   "sweep": {"grid": {"data.d": [50, 100]},      // cartesian product of axes
 ///             "zip":  [{"data.rank": [2, 3], "estimators.0.rank": [2, 3]}]}  // axes moving together
 /// }
@@ -65,6 +66,7 @@ struct TrialSpec {
   Json estimator;          ///< resolved estimator reference
   Json metrics;            ///< resolved metric references
   int record_every = 1;
+  Json stop;               ///< the validated `stop` section (runner/stopping_rules.hpp), or null
   std::uint64_t data_seed = 0;       ///< from the experiment seed, the data coordinates and the repetition
   std::uint64_t estimator_seed = 0;  ///< from the data seed and the estimator's label
   std::string key;                   ///< content key: identical trials have identical keys

@@ -18,7 +18,9 @@ namespace rankone {
 
 /// `stalled`: the run ended (budget spent or no more change) far from a fit of the data, a
 /// non-success verdict with a hint in the message. `failed` also covers a trial whose process died.
-enum class Status { running, converged, max_iterations, stalled, diverged, failed };
+/// `budget`: the experiment's `stop` section ended the run on a wall-time, CPU-time or sample budget
+/// (trial.cpp): a graceful end whose curve is kept, unlike a limit, which kills the trial (`failed`).
+enum class Status { running, converged, max_iterations, budget, stalled, diverged, failed };
 std::string to_string(Status s);
 Status status_from_string(const std::string& s);
 
@@ -51,6 +53,18 @@ class Estimator : public Component {
   /// column biases): the part whose spectrum says whether the rank was over-specified.
   virtual Estimate low_rank_part() const { return estimate(); }
   virtual Summary summary() const = 0;
+  /// The experiment's stopping rules ended the run (the `stop` section: a metric target, no
+  /// progress, or a budget) with `status` (converged or budget) and `message`. Estimators that keep
+  /// a status of their own record it (IterativeEstimator: its verdicts and best iterate apply);
+  /// the default keeps nothing and the runner records the status itself.
+  virtual void stop(Status /*status*/, std::string /*message*/) {}
+};
+
+/// Which optional parts of the shared iteration policy an estimator offers (IterativeEstimator::declare_policy).
+struct PolicyParts {
+  /// `early_stopping`, `patience`, `min_delta`: keep the best iterate on the source's validation
+  /// part (the estimator overrides `snapshot` and `restore`).
+  bool early_stopping = false;
 };
 
 /// Common bookkeeping for iterative estimators: an iteration budget, a relative-change stopping
@@ -78,10 +92,6 @@ class IterativeEstimator : public Estimator {
   /// still converging: the floor rule does not call it stalled.
   static constexpr double kConvergingFactor = 2.0;
   static constexpr int kConvergingWindow = 5;
-  /// Declares `stall_fit`, `stall_ratio` and `stall_margin` in an estimator's schema.
-  static void declare_stall_fit(Schema& schema);
-  /// Reads the three stall parameters declared by `declare_stall_fit`.
-  void configure_stall(const Params& params);
   /// Default of `divergence_factor`: far above any fit a working run records (the start, ŷ = 0, has
   /// relative residual 1), and reached within a few iterations by a geometric blow-up.
   static constexpr double kDefaultDivergenceFactor = 1e3;
@@ -90,12 +100,13 @@ class IterativeEstimator : public Estimator {
   /// estimators): see `end_if_diverged`.
   static void declare_divergence_factor(Schema& schema);
 
-  /// Declares `early_stopping`, `patience` and `min_delta`: the one declaration of every iterative
-  /// estimator that keeps its best iterate on the source's validation part (it overrides
-  /// `snapshot` and `restore`).
-  static void declare_early_stopping(Schema& schema);
-  /// Reads the parameters declared by `declare_early_stopping` (and their JSON path, for the refusal).
-  void configure_early_stopping(const Params& params);
+  /// Declares the policy's parameters in an estimator's schema: `stall_fit`, `stall_ratio` and
+  /// `stall_margin` always, the early-stopping ones when asked. The registry reads them
+  /// (`configure_policy`) once the factory has built the estimator: factories never do.
+  static void declare_policy(Schema& schema, PolicyParts parts = {});
+  /// Reads what `declare_policy` declared (a parameter that is not declared keeps its default).
+  void configure_policy(const Params& params);
+
   /// The validation loss after the start (index 0) and after each iteration; empty without early stopping.
   const std::vector<double>& validation_losses() const { return early_.losses; }
   /// The iteration whose estimate early stopping kept (0: the start), or -1 without early stopping.
@@ -107,13 +118,8 @@ class IterativeEstimator : public Estimator {
 
   bool step(DataSource& data) final;
   Summary summary() const override { return summary_; }
-  /// The stall threshold, in units of the no-skill fit (the `stall_fit` parameter).
-  void set_stall_fit(double stall_fit) { stall_fit_ = stall_fit; }
-  double stall_fit() const { return stall_fit_; }
-  void set_stall_floor_rule(double ratio, double margin) {
-    stall_ratio_ = ratio;
-    stall_margin_ = margin;
-  }
+  /// Ends the run through `finish` (its verdicts and best iterate apply), unless it has ended.
+  void stop(Status status, std::string message) override;
 
  protected:
   /// One iteration. Returns the relative change of the estimate (for the stopping rule), or a
@@ -158,10 +164,23 @@ class IterativeEstimator : public Estimator {
   virtual double no_skill_fit() const { return 1.0; }
   /// Why the run may have stalled, specific to the estimator and the data ("" when it has no idea).
   virtual std::string stall_hint() const { return ""; }
-  /// Early stopping's copy of the state behind `estimate()` and `model()` (the factors, w, b), and
-  /// putting it back: estimators that declare early_stopping override both.
+  /// The copy of the state behind `estimate()` and `model()` (the factors, w, b), and putting it
+  /// back: what early stopping and best-iterate keeping hold. Estimators that use either override both.
   virtual std::any snapshot() const { return {}; }
   virtual void restore(const std::any& /*state*/) {}
+
+  /// Best-iterate keeping: takes a snapshot of the current estimate when `fit` (lower is better) is
+  /// the lowest seen so far; `after` is the number of iterations behind that estimate (0: the start).
+  void keep_if_best(double fit, int after);
+  /// Puts the kept estimate back (its fit becomes the summary's) and returns what a message says of
+  /// it: "; the estimate returned is the best seen on <seen_on> (after <unit> t, relative residual
+  /// r)"; without one, `otherwise` (the estimate is left as it is).
+  std::string restore_best(const std::string& otherwise);
+  /// What the best-iterate message names: the data the fits were measured on, and an iteration.
+  void describe_best_iterate(std::string seen_on, std::string unit) {
+    best_.seen_on = std::move(seen_on);
+    best_.unit = std::move(unit);
+  }
 
   int max_iterations_;
   double tolerance_;
@@ -187,6 +206,14 @@ class IterativeEstimator : public Estimator {
     std::any best_state;
   };
   EarlyStopping early_;
+  struct BestIterate {
+    double fit = std::numeric_limits<double>::infinity();
+    int after = 0;
+    std::any state;
+    std::string seen_on = "fresh data";
+    std::string unit = "iteration";
+  };
+  BestIterate best_;
   /// A budget-stopped run whose fresh-data fit still falls fast (kConvergingFactor over kConvergingWindow).
   bool still_converging(Status status) const;
   enum class FloorData { none, fresh_batch };
@@ -197,7 +224,8 @@ class IterativeEstimator : public Estimator {
   const DataSource* stepped_source_ = nullptr;  ///< the source `step` was last called with
 };
 
-/// Formats a number in messages with 3 significant digits.
-std::string short_number(double value);
+/// Formats a number in messages: `digits` significant digits (1e-09, 0.0123, 1.5e+03), the one
+/// number format of every estimator's messages.
+std::string short_number(double value, int digits = 3);
 
 }  // namespace rankone

@@ -79,6 +79,9 @@ class Registry {
 
   /// Creates a component from a validated plugin reference `{"name": ..., params...}`.
   std::unique_ptr<Component> create_component(const Json& ref, Kind kind, const std::string& path) const;
+  /// Runs `registration`'s factory on `params` and, for an iterative estimator, configures the
+  /// shared iteration policy from the same parameters (IterativeEstimator::configure_policy).
+  std::unique_ptr<Component> build(const Registration& registration, const Params& params) const;
   /// The footprint of the component a validated reference would create, in `context`.
   Footprint footprint(const Json& ref, Kind kind, const FootprintContext& context) const;
   template <class T>
