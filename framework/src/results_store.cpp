@@ -145,6 +145,7 @@ ResultsStore::ResultsStore(const std::filesystem::path& folder, Access access)
     if (access == Access::read_write) {
       exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
       upgrade_schema();
+      keep_reserve();
     } else {
       check_readable();
     }
@@ -226,6 +227,25 @@ void ResultsStore::upgrade_schema() {
 
 ResultsStore::~ResultsStore() { sqlite3_close(db_); }
 
+void ResultsStore::keep_reserve() {
+  // Kept beside the store, like its WAL: topped up to kReserveBytes, as far as the disk allows (a
+  // part of it still records a run's end). A disk too full for any of it stops the run at its first
+  // write anyway, and says so.
+  const std::filesystem::path reserve = path_.string() + ".reserve";
+  std::error_code ec;
+  const std::uintmax_t held = std::filesystem::exists(reserve, ec) ? std::filesystem::file_size(reserve, ec) : 0;
+  if (!ec && held >= kReserveBytes) {
+    reserve_ = reserve;
+    return;
+  }
+  std::FILE* f = std::fopen(reserve.c_str(), "ab");
+  if (f == nullptr) return;
+  const std::string zeros(kReserveBytes - (ec ? 0 : held), '\0');
+  std::fwrite(zeros.data(), 1, zeros.size(), f);
+  std::fclose(f);
+  if (std::filesystem::file_size(reserve, ec) > 0 && !ec) reserve_ = reserve;
+}
+
 void ResultsStore::exec(const std::string& sql) const {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
@@ -247,9 +267,20 @@ std::int64_t ResultsStore::begin_run(const RunInfo& info) {
 }
 
 void ResultsStore::end_run(std::int64_t run_id, const std::string& status) {
-  Statement s(db_, "UPDATE runs SET ended = ?, status = ? WHERE id = ?");
-  s.bind(1, now_utc()).bind(2, status).bind(3, run_id);
-  s.step();
+  auto write = [&] {
+    Statement s(db_, "UPDATE runs SET ended = ?, status = ? WHERE id = ?");
+    s.bind(1, now_utc()).bind(2, status).bind(3, run_id);
+    s.step();
+  };
+  try {
+    write();
+  } catch (const std::exception&) {
+    std::error_code ec;
+    if (reserve_.empty() || !std::filesystem::remove(reserve_, ec)) throw;
+    reserve_.clear();
+    write();         // the reserve's room: a full disk still records how the run ended
+    keep_reserve();  // and what the write left is the next run's reserve
+  }
 }
 
 std::map<std::string, Json> ResultsStore::completed() const {

@@ -98,7 +98,12 @@ class ResultsStore {
 
   /// Records a new run with its provenance and returns its id.
   std::int64_t begin_run(const RunInfo& info);
+  /// Records how the run ended. On a full disk it frees the store's reserve (`<store>.reserve`, kept
+  /// beside it at kReserveBytes whenever it is opened for writing), tries once more, so that a run
+  /// the disk stopped is still recorded `aborted`, and keeps what is left as the next reserve.
   void end_run(std::int64_t run_id, const std::string& status);
+  /// Room kept on the disk for the last status of a run (a WAL frame is a 4 KiB page and its header).
+  static constexpr std::uintmax_t kReserveBytes = 64 * 1024;
 
   /// The trials already completed (any terminal status): content key → the code identity that
   /// produced it (an empty object for trials stored before identities were recorded).
@@ -134,9 +139,12 @@ class ResultsStore {
   void check_readable();
   int schema_version() const;
   void upgrade_schema();
+  /// Tops `<store>.reserve` up to kReserveBytes for end_run, as far as the disk allows.
+  void keep_reserve();
   std::int64_t code_id(const Json& identity);
   sqlite3* db_ = nullptr;
   std::filesystem::path path_;
+  std::filesystem::path reserve_;  ///< `<store>.reserve` when opened for writing and it holds room (end_run), else empty
   Access access_ = Access::read_write;
   mutable std::vector<std::string> damaged_;
 };
