@@ -454,7 +454,7 @@ int cmd_plugins(const Args& a) {
     std::cout << out.dump(2) << "\n";
     return 0;
   }
-  for (Kind k : {Kind::data_source, Kind::sensing_operator, Kind::sampler, Kind::estimator, Kind::metric}) {
+  for (Kind k : {Kind::data_source, Kind::sensing_operator, Kind::sampler, Kind::estimator, Kind::initializer, Kind::metric}) {
     const auto regs = registry.of_kind(k);
     if (regs.empty()) continue;
     std::cout << to_string(k) << "s:\n";
@@ -486,6 +486,12 @@ int cmd_describe(const Args& a) {
     std::string def = p.required ? "required" : (p.default_value.is_null() ? "optional" : "default " + p.default_value.dump());
     std::cout << "  " << std::left << std::setw(22) << p.name << p.expectation() << "; " << def << "\n"
               << "  " << std::setw(22) << "" << p.doc << "\n";
+  }
+  if (!r.schema.constraints().empty()) std::cout << "\nconstraints:\n";
+  for (const auto& c : r.schema.constraints()) {
+    std::string fields;
+    for (const auto& f : c.fields) fields += (fields.empty() ? "" : ", ") + f;
+    std::cout << "  " << fields << ": " << c.message << "\n";
   }
   return 0;
 }

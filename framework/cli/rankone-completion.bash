@@ -8,8 +8,30 @@ _rankone_commands() {
   "$1" --help 2> /dev/null | sed -n 's/^  \([a-z][a-z-]*\)\( .*\)\{0,1\}$/\1/p'
 }
 
+# The plugin names, of kind $2 only when given (every name where there is no python3 to filter them).
 _rankone_plugin_names() {
-  "$1" plugins --json 2> /dev/null | sed -n 's/^    "name": "\([^"]*\)",\{0,1\}$/\1/p'
+  if ! command -v python3 > /dev/null; then
+    "$1" plugins --json 2> /dev/null | sed -n 's/^    "name": "\([^"]*\)",\{0,1\}$/\1/p'
+    return
+  fi
+  "$1" plugins --json 2> /dev/null | python3 -c '
+import json, sys
+try:
+    print("\n".join(p["name"] for p in json.load(sys.stdin) if not sys.argv[1] or p["kind"] == sys.argv[1]))
+except ValueError:
+    pass' "${2:-}" 2> /dev/null
+}
+
+# The kind of plugin a key path's `name=` takes (nothing when it is not known).
+_rankone_kind_of() {
+  case "$1" in
+    estimators.*.init.name) echo initializer ;;
+    estimators.*.name) echo estimator ;;
+    metrics.*.name) echo metric ;;
+    *operator.name) echo operator ;;
+    *sampler.name) echo sampler ;;
+    data.name) echo source ;;
+  esac
 }
 
 # Every leaf of the resolved experiment as a key path (lists by index), followed by '='.
@@ -38,7 +60,7 @@ _rankone() {
   fi
   local command=${COMP_WORDS[1]}
   case "$previous" in
-    --kind) mapfile -t COMPREPLY < <(compgen -W "estimator sampler operator source metric" -- "$current"); return ;;
+    --kind) mapfile -t COMPREPLY < <(compgen -W "estimator sampler operator source metric" -- "$current"); return ;;  # new-plugin's templates
     --format) mapfile -t COMPREPLY < <(compgen -W "table csv json" -- "$current"); return ;;
     --out | --dir | --output) mapfile -t COMPREPLY < <(compgen -d -- "$current"); return ;;
   esac
@@ -53,7 +75,7 @@ _rankone() {
       if ((COMP_CWORD == 2)); then
         mapfile -t COMPREPLY < <(compgen -f -X '!*.json' -- "$current"; compgen -d -- "$current")
       elif [[ $current == *.name=* ]]; then
-        mapfile -t COMPREPLY < <(compgen -P "${current%%=*}=" -W "$(_rankone_plugin_names "$rankone")" -- "${current#*=}")
+        mapfile -t COMPREPLY < <(compgen -P "${current%%=*}=" -W "$(_rankone_plugin_names "$rankone" "$(_rankone_kind_of "${current%%=*}")")" -- "${current#*=}")
       elif [[ $current != *=* ]]; then
         compopt -o nospace 2> /dev/null
         mapfile -t COMPREPLY < <(compgen -W "$(_rankone_key_paths "$rankone" "${COMP_WORDS[2]}")" -- "$current")

@@ -10,6 +10,7 @@
 
 #include "rankone/interfaces/data_source.hpp"
 #include "rankone/interfaces/estimator.hpp"
+#include "rankone/interfaces/initializer.hpp"
 #include "rankone/interfaces/metric.hpp"
 #include "rankone/interfaces/sampler.hpp"
 #include "rankone/interfaces/sensing_operator.hpp"
@@ -110,6 +111,7 @@ class Checker {
   void source_checks();
   void estimator_checks();
   void metric_checks();
+  void initializer_checks();
 
   const Registry& registry_;
   const Registration& plugin_;
@@ -128,6 +130,7 @@ ConformanceReport Checker::run() {
     case Kind::data_source: source_checks(); break;
     case Kind::estimator: estimator_checks(); break;
     case Kind::metric: metric_checks(); break;
+    case Kind::initializer: initializer_checks(); break;
   }
   return report_;
 }
@@ -164,6 +167,7 @@ void Checker::constructs() {
       case Kind::data_source: right_kind = dynamic_cast<DataSource*>(component.get()) != nullptr; break;
       case Kind::estimator: right_kind = dynamic_cast<Estimator*>(component.get()) != nullptr; break;
       case Kind::metric: right_kind = dynamic_cast<Metric*>(component.get()) != nullptr; break;
+      case Kind::initializer: right_kind = dynamic_cast<Initializer*>(component.get()) != nullptr; break;
     }
     require(right_kind, "the factory did not create " + with_article(to_string(plugin_.kind)));
     return std::string();
@@ -438,6 +442,49 @@ void Checker::metric_checks() {
     }
     return detail;
   });
+}
+
+void Checker::initializer_checks() {
+  constexpr Index kRank = 2;
+  auto start = [&](std::string& detail) {
+    auto data = open_example_data(kSeed);
+    auto init = registry_.create<Initializer>(resolved_, Kind::initializer);
+    StartRequest request;
+    request.rank = kRank;
+    request.first_order = true;
+    request.batch_size = 500;
+    request.read = [&](Index n) { return data->next(n); };
+    Rng rng(kSeed + 2);
+    Start s = init->initialize(*data, request, rng);
+    require(s.ok, "no start on " + example_data_ref().dump() + ": " + s.failure);
+    const ProblemShape shape = data->shape();
+    const Index d2 = shape.symmetric ? shape.d1 : shape.d2;
+    require(s.model.rows() == shape.d1 && s.model.cols() == d2 && s.model.rank() == kRank,
+            "a start of " + std::to_string(s.model.rows()) + " × " + std::to_string(s.model.cols()) + ", rank " +
+                std::to_string(s.model.rank()) + " for data of " + std::to_string(shape.d1) + " × " + std::to_string(d2) +
+                " and rank " + std::to_string(kRank));
+    require(s.model.all_finite(), "non-finite numbers in the start");
+    if (s.basis.size() > 0) {
+      const double off = (s.basis.transpose() * s.basis - Matrix::Identity(s.basis.cols(), s.basis.cols())).cwiseAbs().maxCoeff();
+      require(s.basis.rows() == shape.d1 && off < 1e-10, "the basis is not d1 × k orthonormal (max |B'B − I| = " + number(off) + ")");
+    }
+    detail = "rank-" + std::to_string(kRank) + " start on " + example_data_ref().dump() + ", " +
+             std::to_string(data->samples_drawn()) + " samples read";
+    return s.model;
+  };
+  LowRankModel first;
+  check("starts on its example data with a finite model of the data's shape", [&] {
+    std::string detail;
+    first = start(detail);
+    return detail;
+  });
+  if (report_.checks.back().passed)
+    check("the same seed gives the same start", [&] {
+      std::string detail;
+      const LowRankModel second = start(detail);
+      require(first.dense() == second.dense() && first.w == second.w, "two starts from one seed differ");
+      return std::string();
+    });
 }
 
 }  // namespace

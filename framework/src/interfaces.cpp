@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 #include "rankone/core/errors.hpp"
+#include "rankone/interfaces/initializer.hpp"
+#include "rankone/linalg/eigensolvers.hpp"
+#include "rankone/plugin/registry.hpp"
 #include "rankone/interfaces/data_source.hpp"
 #include "rankone/interfaces/estimator.hpp"
 #include "rankone/interfaces/metric.hpp"
@@ -26,6 +30,7 @@ DataSource::~DataSource() = default;
 Estimator::~Estimator() = default;
 IterativeEstimator::~IterativeEstimator() = default;
 Metric::~Metric() = default;
+Initializer::~Initializer() = default;
 
 std::string to_string(Link link) { return link == Link::sign ? "sign" : "identity"; }
 
@@ -92,6 +97,13 @@ void IterativeEstimator::stop(Status status, std::string message) {
   if (!finished()) finish(status, std::move(message));
 }
 
+Start IterativeEstimator::initial_model(const DataSource& data, const StartRequest& request, Rng& rng) const {
+  if (!init_) throw std::logic_error("initial_model: the estimator declares no init (declare_policy with init)");
+  Start start = init_->initialize(data, request, rng);
+  if (start.ok && start.basis.size() == 0) start.basis = orthonormalize(start.model.left);
+  return start;
+}
+
 void IterativeEstimator::keep_if_best(double fit, int after) {
   if (!(fit < best_.fit)) return;
   best_.fit = fit;
@@ -123,6 +135,10 @@ void IterativeEstimator::declare_policy(Schema& schema, PolicyParts parts) {
       .number("stall_margin", kDefaultStallMargin,
               "the additive part of the noise-floor stall threshold (see stall_ratio), in units of the fit")
       .at_least(0.0);
+  if (!parts.init.empty())
+    schema.plugin("init", "initializer", parts.init,
+                  "where the estimator starts: spectral_init (the spectral estimate of a batch), random_init, "
+                  "warm_start (a stored model) or near_truth (docs/plugins/initializers.md)");
   if (!parts.early_stopping) return;
   schema.boolean("early_stopping", false,
                  "score every iterate (and the start) on the source's validation part, keep the best, and stop "
@@ -137,7 +153,11 @@ void IterativeEstimator::declare_policy(Schema& schema, PolicyParts parts) {
       .at_least(0.0);
 }
 
-void IterativeEstimator::configure_policy(const Params& params) {
+void IterativeEstimator::configure_policy(const Params& params, const Registry& registry, const Schema& declared) {
+  // Only the policy's `init` (an initializer) is a start; an estimator's own parameter of that name is not.
+  const ParamSpec* init = declared.find("init");
+  if (init != nullptr && init->type == ParamType::plugin && init->plugin_kind == "initializer" && params.has("init"))
+    init_ = registry.create<Initializer>(params.raw("init"), Kind::initializer, params.path_of("init"));
   if (params.has("stall_fit")) stall_fit_ = params.number("stall_fit");
   if (params.has("stall_ratio")) stall_ratio_ = params.number("stall_ratio");
   if (params.has("stall_margin")) stall_margin_ = params.number("stall_margin");

@@ -258,6 +258,16 @@ Json Schema::validate(const Json& given, const ValidationContext& ctx, const std
         break;
     }
   }
+  const Params values(out, path);
+  for (const auto& c : constraints_) {
+    if (c.holds(values)) continue;
+    std::string names, found;
+    for (std::size_t i = 0; i < c.fields.size(); ++i) {
+      names += (i == 0 ? "" : i + 1 == c.fields.size() ? " and " : ", ") + path + "/" + c.fields[i];
+      found += (i == 0 ? "" : ", ") + c.fields[i] + " = " + out.value(c.fields[i], Json()).dump();
+    }
+    ctx.fail_message(path + "/" + c.fields.front(), "violated constraint on " + names + ": " + c.message + " (" + found + ")");
+  }
   return out;
 }
 
@@ -276,6 +286,12 @@ bool Schema::is_valid(const Json& values, std::string* error) const {
     if (error) *error = e.what();
     return false;
   }
+}
+
+Schema& Schema::constraint(std::vector<std::string> fields, std::string message,
+                           std::function<bool(const Params&)> holds) {
+  constraints_.push_back(Constraint{std::move(fields), std::move(message), std::move(holds)});
+  return *this;
 }
 
 Schema& Schema::retired(std::string old_name, std::string advice) {

@@ -33,14 +33,16 @@ std::string to_string(Kind k) {
     case Kind::data_source: return "source";
     case Kind::estimator: return "estimator";
     case Kind::metric: return "metric";
+    case Kind::initializer: return "initializer";
   }
   return "unknown";
 }
 
 Kind kind_from_string(const std::string& s) {
-  for (Kind k : {Kind::sampler, Kind::sensing_operator, Kind::data_source, Kind::estimator, Kind::metric})
+  for (Kind k : {Kind::sampler, Kind::sensing_operator, Kind::data_source, Kind::estimator, Kind::metric,
+                 Kind::initializer})
     if (to_string(k) == s) return k;
-  throw ConfigError("unknown plugin kind '" + s + "' (expected sampler, operator, source, estimator or metric)");
+  throw ConfigError("unknown plugin kind '" + s + "' (expected sampler, operator, source, estimator, metric or initializer)");
 }
 
 std::string with_article(const std::string& noun) {
@@ -315,7 +317,8 @@ std::unique_ptr<Component> Registry::create_component(const Json& ref, Kind kind
 std::unique_ptr<Component> Registry::build(const Registration& registration, const Params& params) const {
   std::unique_ptr<Component> component = registration.factory(params, BuildContext{*this});
   // The shared iteration policy reads its own declared parameters: no factory repeats that.
-  if (auto* iterative = dynamic_cast<IterativeEstimator*>(component.get())) iterative->configure_policy(params);
+  if (auto* iterative = dynamic_cast<IterativeEstimator*>(component.get()))
+    iterative->configure_policy(params, *this, registration.schema);
   return component;
 }
 

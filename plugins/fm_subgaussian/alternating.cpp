@@ -110,7 +110,7 @@ void AlternatingEstimator::start(DataSource& data, Rng& rng) {
   V_ = Matrix::Zero(d, options_.rank);
   w_ = first_order_ ? Vector::Zero(d) : Vector();
   bias_ = 0.0;
-  if (options_.intercept) bias_ = (y - predict(Z, model_z())).mean();
+  if (options_.fits_intercept()) bias_ = (y - predict(Z, model_z())).mean();
 }
 
 LowRankModel AlternatingEstimator::model_z() const {
@@ -173,7 +173,7 @@ double AlternatingEstimator::iterate(DataSource& data) {
   if (first_order_) w_ -= eta * first_order_correction(Z, r);
   // The intercept is confounded with tr(M) in mean(r); M and w ignore it (𝓜 removes P0·I or the
   // diagonal), so it is refitted by least squares on this batch once they have moved.
-  if (options_.intercept) bias_ -= (predict(Z, model_z()) - y).mean();
+  if (options_.fits_intercept()) bias_ -= (predict(Z, model_z()) - y).mean();
 
   // The batch the fit was measured on is kept (moved) for the noise floor, measured when the run ends.
   if (std::isfinite(fit))

@@ -59,7 +59,7 @@ void ConventionalFmEstimator::start(DataSource& data, Rng& rng) {
   rng_.fill_normal(U_.data(), U_.size());
   U_ *= options_.init_std;
   w_ = first_order_ ? Vector::Zero(d) : Vector();
-  bias_ = options_.intercept ? y_.mean() : 0.0;
+  bias_ = options_.fits_intercept() ? y_.mean() : 0.0;
   if (options_.solver == ConventionalFmOptions::Solver::als) refresh_residuals();
 }
 
@@ -126,7 +126,7 @@ void ConventionalFmEstimator::sgd_epoch() {
     double prediction = bias_ + q.squaredNorm() - z2.dot(U_.array().square().matrix().rowwise().sum());
     if (first_order_) prediction += w_.dot(z);
     const double e = prediction - y_(i);
-    if (options_.intercept) bias_ -= eta * e;
+    if (options_.fits_intercept()) bias_ -= eta * e;
     if (first_order_) w_ -= eta * (e * z + options_.reg_w * w_);
     // ∂ŷ/∂u_jf = 2 (z_j q_f − u_jf z_j²)
     U_ -= eta * (2.0 * e * (z * q.transpose() - z2.asDiagonal() * U_) + options_.reg_v * U_);
@@ -137,7 +137,7 @@ void ConventionalFmEstimator::als_epoch() {
   // Coordinate descent (libFM's ALS): ŷ is linear in each single parameter θ with slope h, so
   // θ* = (θ Σh² − Σ e h) / (Σh² + N λ) minimises J in θ; residuals and Z'U are updated in place.
   const double n = static_cast<double>(Zt_.rows());
-  if (options_.intercept) {
+  if (options_.fits_intercept()) {
     const double delta = -residual_.mean();
     bias_ += delta;
     residual_.array() += delta;

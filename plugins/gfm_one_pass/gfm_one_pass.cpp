@@ -53,30 +53,37 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
   batch_size_ = plan.batch_size;
   reader_.allow_passes(plan.passes);
   batch_note_ = plan.note;
-  const Index init_size = options_.init_batch_size.value_or(batch_size_);
-  for (const auto& [parameter, n] : {std::pair<std::string, Index>{"init_batch_size", init_size},
-                                     std::pair<std::string, Index>{"batch_size", batch_size_}})
-    if (const std::string why = BatchReader::refusal(data, n, parameter); !why.empty())
-      return finish(Status::failed, why);
-  Batch batch = reader_.next(data, init_size);
-  if (batch.instances() == 0)
-    return finish(Status::failed, "the data ran out before the initialisation batch of " + std::to_string(init_size) +
-                                      " instances (" + reader_.exhausted_message(data, 0) +
-                                      "; set passes > 1 to re-use a finite set)");
-  EigenOptions solver;
-  solver.tolerance = options_.init_tolerance;
-  const SpectralResult init = spectral_estimate(batch, op, shape, options_.rank, /*first_order=*/false, rng, solver);
-  if (!init.ok) {
-    finish(Status::failed, "spectral initialisation failed: " + init.failure);
-    return;
+  if (const std::string why = BatchReader::refusal(data, batch_size_, "batch_size"); !why.empty())
+    return finish(Status::failed, why);
+  // The start (`init`, spectral_init by default) reads through this estimator's reader: its passes apply.
+  bool ran_out = false;
+  StartRequest request;
+  request.rank = options_.rank;
+  request.first_order = false;  // Algorithm 1 starts from w = 0
+  request.batch_size = batch_size_;
+  request.read = [&](Index n) {
+    Batch b = reader_.next(data, n);
+    ran_out = ran_out || b.instances() == 0;
+    return b;
+  };
+  request.refusal = [&data](Index n, const std::string& parameter) { return BatchReader::refusal(data, n, parameter); };
+  Start init = initial_model(data, request, rng);
+  if (!init.ok)
+    return finish(Status::failed, init.failure + (ran_out ? " (" + reader_.exhausted_message(data, 0) +
+                                                                "; set passes > 1 to re-use a finite set)"
+                                                          : std::string()));
+  // x'Mx: Algorithm 1 starts from M = 0 (V = 0) in the start's column space U. The asymmetric update
+  // U ← QR(G V) needs a right factor, so there the start is the start's model itself (U Σ V' for spectral_init).
+  U_ = init.basis;
+  // U V' = B B' L R' = L R' with V = R (L' B); spectral_init's L is its basis already: V = R exactly.
+  if (!symmetric_) {
+    const bool left_is_basis = init.model.left.rows() == init.basis.rows() && init.model.left.cols() == init.basis.cols() &&
+                               (init.model.left.array() == init.basis.array()).all();
+    V_ = left_is_basis ? init.model.right : Matrix(init.model.right * (init.model.left.transpose() * init.basis));
   }
-  U_ = init.left_vectors;
-  // Algorithm 1 starts from M = 0 (V = 0) and only the subspace U; the asymmetric update U ← QR(G V)
-  // needs a right factor, so there the start is the spectral estimate U Σ V' itself.
-  if (!symmetric_) V_ = init.right_vectors * init.values.asDiagonal();
-  // The start's b fits the start's M (0 for x'Mx, so b = mean(y)) on its own batch.
-  if (options_.intercept) b_ = refit_intercept(batch, op, U_, V_, w_);
-  data.recycle(std::move(batch));  // its buffers hold the first iteration's batch: no allocation, no freeing
+  // The start's b fits the start's M (0 for x'Mx, so b = mean(y)) on the start's batch, when it read one.
+  if (options_.intercept && !init.batch.empty()) b_ = refit_intercept(init.batch, op, U_, V_, w_);
+  if (!init.batch.empty()) data.recycle(std::move(init.batch));  // its buffers hold the first iteration's batch
 }
 
 namespace {

@@ -10,16 +10,24 @@ namespace rankone::gfm {
 /// The larger of the spectral start (its batch and eigensolver) and an iteration (the fresh batch,
 /// the one kept for the noise floor when there is a truth, the n × k products), plus the factors.
 Footprint gfm_footprint(const Params& p, const FootprintContext& c) {
+  const GfmOptions o(p);
   const DataFootprint& data = c.data;
   const double n = served_instances(c.data, static_cast<double>(BatchReader::footprint_batch_size(p)));
-  const double n0 = p.has("init_batch_size") ? served_instances(c.data, static_cast<double>(p.integer("init_batch_size"))) : n;
-  const Index k = p.integer("rank");
+  // Only spectral_init reads a batch and solves an eigenproblem; the other starts hold their factors.
+  const Json& init = p.raw("init");
+  const bool spectral = init.value("name", "") == "spectral_init";
+  const double n0 = !spectral ? 0.0
+                    : init.value("batch_size", Json()).is_number()
+                        ? served_instances(c.data, init["batch_size"].get<double>())
+                        : n;
+  const Index k = o.rank;
   const double d = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
   const double start =
-      batch_bytes(data, n0) + eigensolver_bytes(data.shape.d1, data.shape.d2, k, adjoint_bytes_per_column(data, n0));
+      spectral ? batch_bytes(data, n0) + eigensolver_bytes(data.shape.d1, data.shape.d2, k, adjoint_bytes_per_column(data, n0))
+               : 0.0;
   // Its dense products run on blocks of 2048 instances: no packing of the whole batch.
   // intercept: its pass multiplies X by k + 1 more columns (X'U_new and 1).
-  const double columns = 5.0 * static_cast<double>(k) + 3 + (p.boolean("intercept") ? static_cast<double>(k) + 1 : 0.0);
+  const double columns = 5.0 * static_cast<double>(k) + 3 + (o.intercept ? static_cast<double>(k) + 1 : 0.0);
   const double step = (data.has_truth ? 2 : 1) * batch_bytes(data, n) +
                       dense_bytes(n * data.measurements_per_instance, columns);
   Footprint f;
@@ -41,7 +49,7 @@ PluginDescriptor describe_gfm() {
       "Sensing (NIPS), Algorithm 1; asymmetric variant: docs/papers/gfm-one-pass.md";
   r.doc_page = "docs/plugins/gfm_one_pass.md";
   r.schema = GfmOptions::schema();
-  IterativeEstimator::declare_policy(r.schema, {.early_stopping = true});
+  IterativeEstimator::declare_policy(r.schema, {.early_stopping = true, .init = "spectral_init"});
   r.example = Json{{"rank", 2}, {"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<GfmOnePass>(GfmOptions(p));

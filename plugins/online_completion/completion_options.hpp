@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "rankone/core/params.hpp"
+#include "rankone/core/options_table.hpp"
 
 namespace rankone::online_completion {
 
@@ -18,7 +18,7 @@ OffsetKind offset_kind_from_string(const std::string& name);
 std::string to_string(OffsetKind kind);
 
 /// Settings shared by the three online estimators.
-struct OnlineOptions {
+struct OnlineOptions : DeclaredOptions<OnlineOptions> {
   Index rank;
   std::optional<Index> warm_start_samples;  ///< |Ω_init|; unset: warm_start_factor · d k log d
   double warm_start_factor;
@@ -33,11 +33,10 @@ struct OnlineOptions {
   OffsetKind offset;                    ///< subtracted from each entry before the low-rank update
   double offset_regularization;         ///< λ of the running biases
 
-  static Schema schema();
-  OnlineOptions();  ///< the schema's defaults
-  explicit OnlineOptions(const Params& p);
-  Json to_json() const;
-  bool is_valid(std::string* error = nullptr) const { return schema().is_valid(to_json(), error); }
+  /// The declaration: each parameter bound to its field (core/options_table.hpp).
+  static const OptionsTable<OnlineOptions>& table();
+  OnlineOptions() { read_defaults(); }  ///< the schema's defaults
+  explicit OnlineOptions(const Params& p) { read(p); }
 };
 
 /// Settings shared by the offline estimators; their defaults differ by estimator.
@@ -47,19 +46,21 @@ struct OfflineOptions {
   Index rank;
   std::string init;      ///< "spectral" (top-k SVD of d1 d2/|Ω| P_Ω(M)) or "random"
   double regularization;
-  double learning_rate;  ///< sgd_mf only
+  double learning_rate = 0.0;  ///< sgd_mf only (als_completion has no step)
   double divergence_factor;
   int max_iterations;
   double tolerance;
   OffsetKind offset;             ///< fitted on Ω, subtracted before U V'
   double offset_regularization;  ///< λ of the bias fit
   int threads;                   ///< threads for a pass (resolve_threads; 0: every hardware thread)
-  Index blocks;                  ///< sgd_mf only: the schedule's grid is blocks × blocks (1: plain SGD)
+  Index blocks = 1;              ///< sgd_mf only: the schedule's grid is blocks × blocks (1: plain SGD)
 
-  static Schema schema(Method method);
+  /// The declaration of each estimator (their defaults differ): each parameter bound to its field.
+  static const OptionsTable<OfflineOptions>& table(Method method);
+  static Schema schema(Method method) { return table(method).schema(); }
   explicit OfflineOptions(Method method);  ///< the schema's defaults for `method`
   OfflineOptions(Method method, const Params& p);
-  Json to_json() const;
+  Json to_json() const { return table(method).write(*this); }
   bool is_valid(std::string* error = nullptr) const { return schema(method).is_valid(to_json(), error); }
 };
 

@@ -84,20 +84,18 @@ Registration online_registration(std::string name, std::string summary, std::str
   r.citation = std::move(citation);
   r.doc_page = std::move(doc);
   r.schema = OnlineOptions::schema();
+  // U U' + b 1' + 1 c' is not symmetric: the PSD estimator takes a scalar offset only.
+  if constexpr (std::is_same_v<Estimator, OnlinePsd>)
+    r.schema.constraint({"offset"}, "omc_psd completes a symmetric PSD matrix; row and column biases would break the "
+                                    "symmetry (use \"mean\" or \"none\")",
+                        [](const Params& p) { return p.string("offset") != "biases"; });
   IterativeEstimator::declare_policy(r.schema);
   r.example = {{"rank", 2}};
   r.example_data = completion_example_data(false);
   r.footprint = online_footprint(std::is_same_v<Estimator, OnlineGeneralTheoretical> ? 9 : 4,
                                  std::is_same_v<Estimator, OnlinePsd> ? 8 + 16 : 8);  // measured: benchmarks/memory_estimates.py
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    OnlineOptions options(p);
-    // U U' + b 1' + 1 c' is not symmetric: the PSD estimator takes a scalar offset only.
-    if constexpr (std::is_same_v<Estimator, OnlinePsd>) {
-      if (options.offset == OffsetKind::biases)
-        throw ConfigError("at " + p.path_of("offset") + ": omc_psd completes a symmetric PSD matrix; row and column "
-                          "biases would break the symmetry (use \"mean\" or \"none\")");
-    }
-    return std::make_unique<Estimator>(options);
+    return std::make_unique<Estimator>(OnlineOptions(p));
   };
   return r;
 }

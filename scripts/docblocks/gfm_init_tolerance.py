@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Prints the init_tolerance table of docs/PERFORMANCE.md from a run of experiments/gfm/init_tolerance.json.
+"""Prints the start-tolerance table (spectral_init's tolerance) of docs/PERFORMANCE.md from a run of experiments/gfm/init_tolerance.json.
 
 usage: gfm_init_tolerance.py RESULTS_DIR
-           per init_tolerance: the estimator seconds of the spectral start (the first recorded
+           per tolerance: the estimator seconds of the spectral start (the first recorded
            point, its batch drawn included; machine-specific) and ‖M − M*‖_F/‖M*‖_F after the
            last iteration
 """
@@ -15,8 +15,8 @@ from results import fail, machine_of, sig, trials
 def main():
     if len(sys.argv) != 2:
         fail("usage: gfm_init_tolerance.py RESULTS_DIR")
-    ts = sorted(trials(sys.argv[1]), key=lambda t: json.loads(t["estimators.0.init_tolerance"]))  # tightest first
-    print("| `init_tolerance` | " + " | ".join(sig(json.loads(t["estimators.0.init_tolerance"]), 1) for t in ts) + " |")
+    ts = sorted(trials(sys.argv[1]), key=lambda t: json.loads(t["estimators.0.init.tolerance"]))  # tightest first
+    print("| spectral_init `tolerance` | " + " | ".join(sig(json.loads(t["estimators.0.init.tolerance"]), 1) for t in ts) + " |")
     print("|---" * (len(ts) + 1) + "|")
     def cell(t, text):  # a trial without points says how it ended, and after how long
         return text(t) if "relative_error_M" in t.points else f"{t['status']} ({t.info.get('message')}; {t.seconds:.1f} s)"

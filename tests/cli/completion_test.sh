@@ -19,6 +19,8 @@ expect "gfm_one_pass" describe gfm_o
 expect "--trial-memory --trial-seconds" run "$experiment" --tr
 expect "estimators.0.rank=" run "$experiment" estimators.0.ra
 expect "data.eigenvalues=" validate "$experiment" data.eig
-expect "estimators.1.name=spectral" run "$experiment" estimators.1.name=spec
+expect "estimators.1.name=spectral" run "$experiment" estimators.1.name=spec  # an estimator, not the start
+expect "estimators.0.init.name=spectral_init" run "$experiment" estimators.0.init.name=spec
+expect "data.sampler.name=gaussian" run "$experiment" data.sampler.name=gau
 expect "metric" new-plugin my_metric --kind me
 echo "completion: ok"

@@ -1,6 +1,6 @@
 // Plugins that break one promise each, so that the conformance checks are shown to catch it: wrong
 // declared moments, an operator whose maps are not adjoint, non-finite or irreproducible estimates,
-// a source that ignores its seed, a metric that returns NaN.
+// a source that ignores its seed, a metric that returns NaN, a parameter that nothing reads.
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -116,6 +116,14 @@ PluginDescriptor describe() {
   d.registrations.push_back(plugin<BadEstimator>(Kind::estimator, "irreproducible_estimator", false));
   d.registrations.push_back(plugin<UnseededSource>(Kind::data_source, "unseeded_source"));
   d.registrations.push_back(plugin<NaNMetric>(Kind::metric, "nan_metric"));
+  // Declares `norm` and never reads it: a sweep over it would store identical trials under new keys.
+  Registration unread = plugin<NaNMetric>(Kind::metric, "unread_parameter");
+  unread.schema.choice("norm", "spectral", {"spectral", "frobenius"}, "which norm (ignored)");
+  unread.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
+    (void)p.path();  // reads no parameter
+    return std::make_unique<NaNMetric>();
+  };
+  d.registrations.push_back(std::move(unread));
   return d;
 }
 

@@ -38,7 +38,8 @@ TEST_CASE("the conformance checks catch each broken promise", "[conformance]") {
       {"nan_estimator", {"runs start and step on its example data with finite estimates"}},
       {"irreproducible_estimator", {"the same seed gives the same estimate"}},
       {"unseeded_source", {"the same seed gives the same data"}},
-      {"nan_metric", {"evaluates to finite values on its example data"}}};
+      {"nan_metric", {"evaluates to finite values on its example data"}},
+      {"unread_parameter", {"reads every declared parameter", "evaluates to finite values on its example data"}}};
   for (const auto& [name, failing] : expected_failures) {
     DYNAMIC_SECTION(name) {
       const ConformanceReport report = check_plugin(registry, registry.get(name));

@@ -146,3 +146,34 @@ TEST_CASE("declaring a parameter twice or a reserved name is a programming error
   CHECK_THROWS_AS(s.integer("name", 2, ""), std::logic_error);
   CHECK_THROWS_AS(s.integer("label", 2, ""), std::logic_error);
 }
+
+TEST_CASE("a cross-field constraint is refused at validation, naming every field, their values and the rule",
+          "[params][constraints]") {
+  Schema s;
+  s.integer("batch_size", 100, "rows per batch").at_least(1);
+  s.integer("init_batch_size", std::nullopt, "rows of the start").at_least(1).make_nullable();
+  s.constraint({"init_batch_size", "batch_size"}, "the start needs at least one batch",
+               [](const Params& p) { return !p.has("init_batch_size") || p.integer("init_batch_size") >= p.integer("batch_size"); });
+  ValidationContext ctx(test::registry(), [](const std::string&) { return std::string("exp.json"); });
+  CHECK_NOTHROW(s.validate(Json{{"init_batch_size", 100}}, ctx, "/estimators/0"));
+  CHECK_NOTHROW(s.validate(Json::object(), ctx, "/estimators/0"));  // the default satisfies it
+  CHECK_THROWS_WITH(s.validate(Json{{"init_batch_size", 50}}, ctx, "/estimators/0"),
+                    "exp.json: at /estimators/0/init_batch_size: violated constraint on /estimators/0/init_batch_size and "
+                    "/estimators/0/batch_size: the start needs at least one batch (init_batch_size = 50, batch_size = 100)");
+  std::string why;
+  CHECK_FALSE(s.is_valid(Json{{"batch_size", 100}, {"init_batch_size", 7}}, &why));
+  CHECK(why == "at /init_batch_size: violated constraint on /init_batch_size and /batch_size: the start needs at least "
+               "one batch (init_batch_size = 7, batch_size = 100)");
+  CHECK(s.is_valid(s.defaults(), &why));  // a default the validation refuses would be a bug
+}
+
+TEST_CASE("Params records which parameters were read, by it or a copy", "[params][conformance]") {
+  const Params p(Json{{"name", "x"}, {"rank", 2}, {"step", 0.5}, {"d", nullptr}});
+  CHECK(p.unread() == std::vector<std::string>{"d", "rank", "step"});  // name is not a parameter
+  const Params copy = p;
+  CHECK(copy.integer("rank") == 2);
+  CHECK_FALSE(p.has("d"));  // asking whether it is set is reading it
+  CHECK(p.unread() == std::vector<std::string>{"step"});
+  (void)copy.json();  // handing the whole object on reads everything
+  CHECK(p.unread().empty());
+}

@@ -309,8 +309,15 @@ TEST_CASE("gfm_one_pass: the dropped last batch is noted; a source smaller than 
   source["size"] = 1500;
   const Trace tiny = run(source, gfm(3, 2000, 50), 1);
   CHECK(tiny.summary.status == Status::failed);
-  CHECK(tiny.summary.message == "init_batch_size 2000 is larger than the finite training set of 1500 instances (a "
+  CHECK(tiny.summary.message == "batch_size 2000 is larger than the finite training set of 1500 instances (a "
                                  "batch would hold some of them twice): lower it");
+  // A start batch of its own is checked under its own name.
+  source["size"] = 2500;
+  Json big_start = gfm(3, 1000, 50);
+  big_start["init"] = {{"name", "spectral_init"}, {"batch_size", 3000}};
+  const Trace start = run(source, big_start, 1);
+  CHECK(start.summary.status == Status::failed);
+  CHECK_THAT(start.summary.message, Catch::StartsWith("init/batch_size 3000 is larger than the finite training set"));
 }
 
 TEST_CASE("gfm_one_pass: passes > 1 re-uses a finite source, and the summary says so", "[gfm]") {
@@ -341,10 +348,15 @@ TEST_CASE("gfm_one_pass: stopping rule, budget and failures", "[gfm]") {
     CHECK(trace.summary.iterations < 30);
     CHECK(trace.errors.back() < 1e-5);
   }
-  SECTION("init_batch_size sets the first batch only") {
+  SECTION("the spectral start's batch_size sets the first batch only") {
     Json estimator = gfm(3, 3000, 2);
-    estimator["init_batch_size"] = 500;
+    estimator["init"] = {{"name", "spectral_init"}, {"batch_size", 500}};
     CHECK(run(gfm_source(), estimator, 1).samples == 500 + 2 * 3000);
+  }
+  SECTION("a start that reads no data: every sample goes to the iterations") {
+    Json estimator = gfm(3, 3000, 2);
+    estimator["init"] = {{"name", "random_init"}, {"std", 0.1}};
+    CHECK(run(gfm_source(), estimator, 1).samples == 2 * 3000);
   }
   SECTION("iterations = 0 returns the spectral start") {
     const Trace trace = run(gfm_source(), gfm(3, 3000, 0), 1);
@@ -367,7 +379,8 @@ TEST_CASE("gfm_one_pass: stopping rule, budget and failures", "[gfm]") {
 
 TEST_CASE("gfm_one_pass: the schema rejects bad parameters", "[gfm]") {
   for (const auto& [key, value] : std::vector<std::pair<std::string, Json>>{
-           {"rank", 0}, {"batch_size", 0}, {"init_batch_size", 0}, {"max_iterations", -1}, {"tolerance", -1.0},
+           {"rank", 0}, {"batch_size", 0}, {"init", {{"name", "spectral_init"}, {"batch_size", 0}}}, {"max_iterations", -1},
+           {"tolerance", -1.0}, {"init_batch_size", 500}, {"init_tolerance", 1e-3},
            {"divergence_factor", 1.0}, {"passes", 0}}) {
     Json ref = gfm(2, 100, 3);
     ref[key] = value;

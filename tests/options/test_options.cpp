@@ -15,7 +15,7 @@ using namespace rankone;
 namespace {
 
 /// Every parameter of `options` is declared, with the same spec, by the registered plugin `name`
-/// (which adds only the iteration policy's: IterativeEstimator::declare_policy, early stopping included).
+/// (which adds only the iteration policy's: IterativeEstimator::declare_policy, early stopping and init included).
 void check_registered(const std::string& name, const Schema& options) {
   const Registration& reg = test::registry().get(name, Kind::estimator);
   for (const ParamSpec& spec : options.params()) {
@@ -25,7 +25,7 @@ void check_registered(const std::string& name, const Schema& options) {
     CHECK(registered->to_json() == spec.to_json());
   }
   Schema policy;
-  IterativeEstimator::declare_policy(policy, {.early_stopping = true});
+  IterativeEstimator::declare_policy(policy, {.early_stopping = true, .init = "spectral_init"});
   for (const ParamSpec& spec : reg.schema.params()) {
     INFO(name << " declares " << spec.name);
     CHECK((options.find(spec.name) != nullptr || policy.find(spec.name) != nullptr));
@@ -61,8 +61,6 @@ TEST_CASE("gfm_one_pass options: defaults from the schema, is_valid, round trip"
   gfm::GfmOptions o;
   CHECK(o.rank == 2);
   CHECK_FALSE(o.batch_size.has_value());       // null default: from the data (BatchReader::choose)
-  CHECK_FALSE(o.init_batch_size.has_value());  // null default: the batch size
-  o.init_batch_size = 500;
   o.threads = 2;
   CHECK(gfm::GfmOptions(Params(o.to_json())).to_json() == o.to_json());
 
@@ -112,7 +110,7 @@ TEST_CASE("fm_subgaussian options: alternating, fm and ridge", "[options]") {
   // standardize implies an intercept, whatever the intercept parameter says.
   Json given = AlternatingOptions::schema().defaults();
   given["standardize"] = true;
-  CHECK(AlternatingOptions(Params(given)).intercept);
+  CHECK(AlternatingOptions(Params(given)).fits_intercept());
 }
 
 TEST_CASE("completion options: online, and offline with each estimator's defaults", "[options]") {
@@ -179,4 +177,56 @@ TEST_CASE("passes: one declaration for the estimators that read batches through 
     REQUIRE(spec != nullptr);
     CHECK(spec->to_json() == reference->to_json());
   }
+}
+
+namespace {
+
+/// An Options struct on a table: two fields, an optional one, an enum, and a cross-field constraint.
+struct TableOptions : DeclaredOptions<TableOptions> {
+  enum class Norm { spectral, frobenius };
+  Index batch_size;
+  std::optional<Index> init_batch_size;
+  Norm norm;
+  static const OptionsTable<TableOptions>& table() {
+    static const OptionsTable<TableOptions> t = [] {
+      OptionsTable<TableOptions> t;
+      Schema& s = t.schema();
+      t.bind(&TableOptions::batch_size, s.integer("batch_size", 100, "rows per batch").at_least(1));
+      t.bind(&TableOptions::init_batch_size,
+             s.integer("init_batch_size", std::nullopt, "rows of the start").at_least(1).make_nullable());
+      t.bind_choice(&TableOptions::norm, s.choice("norm", "spectral", {"spectral", "frobenius"}, "which norm"),
+                    {{"spectral", Norm::spectral}, {"frobenius", Norm::frobenius}});
+      s.constraint({"init_batch_size", "batch_size"}, "the start needs at least one batch", [](const Params& p) {
+        return !p.has("init_batch_size") || p.integer("init_batch_size") >= p.integer("batch_size");
+      });
+      return t;
+    }();
+    return t;
+  }
+  TableOptions() { read_defaults(); }
+  explicit TableOptions(const Params& p) { read(p); }
+};
+
+}  // namespace
+
+TEST_CASE("an OptionsTable is the one declaration: schema, defaults, round trip, ranges and constraints", "[options]") {
+  check_defaults<TableOptions>(TableOptions::schema());
+  TableOptions o;
+  CHECK(o.batch_size == 100);
+  CHECK_FALSE(o.init_batch_size.has_value());
+  CHECK(o.norm == TableOptions::Norm::spectral);
+  o.norm = TableOptions::Norm::frobenius;
+  o.init_batch_size = 500;
+  const TableOptions again(Params(o.to_json()));
+  CHECK(again.norm == TableOptions::Norm::frobenius);
+  CHECK(again.init_batch_size == 500);
+  o.init_batch_size = 50;  // below batch_size: the constraint, naming both fields
+  CHECK(refusal(o) == "at /init_batch_size: violated constraint on /init_batch_size and /batch_size: the start needs at "
+                      "least one batch (init_batch_size = 50, batch_size = 100)");
+  o.init_batch_size.reset();
+  o.batch_size = 0;  // a range
+  CHECK(refusal(o) == "at /batch_size: expected an integer ≥ 1, found 0");
+  // Binding a parameter nobody declared is a programming error, caught when the table is built.
+  OptionsTable<TableOptions> t;
+  CHECK_THROWS_AS(t.bind(&TableOptions::batch_size, std::string("batch")), std::logic_error);
 }

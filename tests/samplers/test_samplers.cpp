@@ -249,11 +249,14 @@ TEST_CASE("sampler parameters are validated", "[samplers]") {
   rejects({{"name", "one_hot"}, {"scale", -1.0}});
 
   CHECK_NOTHROW(make<Sampler>({{"name", "bernoulli"}, {"mode", "standardized"}, {"p", 0.999}}, Kind::sampler));
-  // Constraints the schema cannot express are reported with the parameter and the value found.
+  // Ranges name the parameter and the value found; cross-field constraints name every field and its value.
   CHECK_THROWS_WITH(make<Sampler>({{"name", "bernoulli"}, {"mode", "standardized"}, {"p", 1.0}}, Kind::sampler),
-                    Catch::Contains("p must be in (0, 1), found 1.0"));
+                    Catch::Contains("at /p: expected a number") && Catch::Contains("found 1.0"));
   CHECK_THROWS_WITH(make<Sampler>({{"name", "uniform"}, {"low", 2.0}, {"high", 1.0}}, Kind::sampler),
-                    Catch::Contains("low must be < high"));
+                    Catch::Contains("at /low: violated constraint on /low and /high: low must be below high (low = 2.0, "
+                                    "high = 1.0)"));
+  CHECK_THROWS_WITH(make<Sampler>({{"name", "bernoulli"}, {"mode", "rademacher"}, {"p", 0.3}}, Kind::sampler),
+                    Catch::Contains("at /p: violated constraint on /p and /mode: p applies to mode"));
 }
 
 TEST_CASE("the samplers library registers its five samplers with a documentation page", "[samplers]") {

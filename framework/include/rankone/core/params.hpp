@@ -49,6 +49,7 @@ struct ParamSpec {
 };
 
 class ValidationContext;
+class Params;
 
 /// The declared parameters of one plugin.
 class Schema {
@@ -68,6 +69,18 @@ class Schema {
   Schema& renamed(std::string old_name, std::string new_name);
   /// A retired parameter that has no one-to-one replacement: validation refuses it with `advice`.
   Schema& retired(std::string old_name, std::string advice);
+  /// A rule between parameters that no type or range expresses (Ceres' cross-field constraints):
+  /// `holds` reads the validated values. `validate` and `is_valid` refuse a violation at the first
+  /// field's path, naming every field, their values and `message`, e.g. "at /threads: violated
+  /// constraint on /threads and /blocks: blocks = 1 leaves nothing to run in parallel (threads = 2,
+  /// blocks = 1)".
+  Schema& constraint(std::vector<std::string> fields, std::string message, std::function<bool(const Params&)> holds);
+  struct Constraint {
+    std::vector<std::string> fields;
+    std::string message;
+    std::function<bool(const Params&)> holds;
+  };
+  const std::vector<Constraint>& constraints() const { return constraints_; }
 
   const std::vector<ParamSpec>& params() const { return params_; }
   const ParamSpec* find(const std::string& name) const;
@@ -94,6 +107,7 @@ class Schema {
   std::vector<ParamSpec> params_;
   std::vector<std::pair<std::string, std::string>> renamed_;  ///< (old name, new name)
   std::vector<std::pair<std::string, std::string>> retired_;  ///< (old name, advice)
+  std::vector<Constraint> constraints_;
 };
 
 /// Typed read access to a validated parameter object.

@@ -3,6 +3,7 @@
 /// Non-convergence is a status, never an exception; exceptions are for bugs and bad input.
 #include <any>
 #include <functional>
+#include <memory>
 #include <limits>
 #include <string>
 #include <vector>
@@ -13,8 +14,11 @@
 #include "rankone/core/rng.hpp"
 #include "rankone/interfaces/component.hpp"
 #include "rankone/interfaces/data_source.hpp"
+#include "rankone/interfaces/initializer.hpp"
 
 namespace rankone {
+
+class Registry;
 
 /// `stalled`: the run ended (budget spent or no more change) far from a fit of the data, a
 /// non-success verdict with a hint in the message. `failed` also covers a trial whose process died.
@@ -65,6 +69,8 @@ struct PolicyParts {
   /// `early_stopping`, `patience`, `min_delta`: keep the best iterate on the source's validation
   /// part (the estimator overrides `snapshot` and `restore`).
   bool early_stopping = false;
+  /// `init`, the start (interfaces/initializer.hpp), with this default initializer ("": none declared).
+  std::string init{};
 };
 
 /// Common bookkeeping for iterative estimators: an iteration budget, a relative-change stopping
@@ -104,8 +110,9 @@ class IterativeEstimator : public Estimator {
   /// `stall_margin` always, the early-stopping ones when asked. The registry reads them
   /// (`configure_policy`) once the factory has built the estimator: factories never do.
   static void declare_policy(Schema& schema, PolicyParts parts = {});
-  /// Reads what `declare_policy` declared (a parameter that is not declared keeps its default).
-  void configure_policy(const Params& params);
+  /// Reads what `declare_policy` declared in `declared` (a parameter it did not declare keeps its
+  /// default) and builds the `init` start from `registry`.
+  void configure_policy(const Params& params, const Registry& registry, const Schema& declared);
 
   /// The validation loss after the start (index 0) and after each iteration; empty without early stopping.
   const std::vector<double>& validation_losses() const { return early_.losses; }
@@ -176,6 +183,9 @@ class IterativeEstimator : public Estimator {
   /// it: "; the estimate returned is the best seen on <seen_on> (after <unit> t, relative residual
   /// r)"; without one, `otherwise` (the estimate is left as it is).
   std::string restore_best(const std::string& otherwise);
+  /// The start of the declared `init` (interfaces/initializer.hpp) on `data`; a logic error when the
+  /// estimator declared none.
+  Start initial_model(const DataSource& data, const StartRequest& request, Rng& rng) const;
   /// What the best-iterate message names: the data the fits were measured on, and an iteration.
   void describe_best_iterate(std::string seen_on, std::string unit) {
     best_.seen_on = std::move(seen_on);
@@ -214,6 +224,7 @@ class IterativeEstimator : public Estimator {
     std::string unit = "iteration";
   };
   BestIterate best_;
+  std::shared_ptr<const Initializer> init_;  ///< the declared start, or null
   /// A budget-stopped run whose fresh-data fit still falls fast (kConvergingFactor over kConvergingWindow).
   bool still_converging(Status status) const;
   enum class FloorData { none, fresh_batch };

@@ -15,8 +15,9 @@
 
 namespace rankone {
 
-enum class Kind { sampler, sensing_operator, data_source, estimator, metric };
-std::string to_string(Kind k);                    ///< "sampler", "operator", "source", "estimator", "metric"
+enum class Kind { sampler, sensing_operator, data_source, estimator, metric, initializer };
+/// "sampler", "operator", "source", "estimator", "metric", "initializer"
+std::string to_string(Kind k);
 Kind kind_from_string(const std::string& s);      ///< throws ConfigError
 /// "an estimator", "a sampler": the noun with its indefinite article.
 std::string with_article(const std::string& noun);

@@ -1,0 +1,145 @@
+// The built-in starts (initializers.hpp).
+#include "initializers.hpp"
+
+#include <cmath>
+#include <exception>
+
+#include "rankone/core/errors.hpp"
+#include "rankone/estimation/spectral.hpp"
+#include "rankone/linalg/eigensolvers.hpp"
+#include "rankone/store/saved_model.hpp"
+
+namespace rankone::initializers {
+
+namespace {
+
+Start failed(std::string why) {
+  Start s;
+  s.failure = std::move(why);
+  return s;
+}
+
+Matrix gaussian(Rng& rng, Index rows, Index cols) {
+  Matrix G(rows, cols);
+  rng.fill_normal(G.data(), G.size());
+  return G;
+}
+
+std::string shape_text(Index rows, Index cols) { return std::to_string(rows) + " × " + std::to_string(cols); }
+
+/// Balanced rank-k factors (L Σ^½, R Σ^½) of the model's matrix, from its factors: thin QR of each
+/// side, then the SVD of the small core (exact, O(d k²)); k above the model's rank gives zero columns.
+std::pair<Matrix, Matrix> balanced_factors(const LowRankModel& m, Index k) {
+  Matrix P = m.left, Q = m.right;
+  if (m.symmetrize) {  // (L R' + R L')/2 = [L R] ([R L] / 2)'
+    P.resize(m.left.rows(), 2 * m.left.cols());
+    P << m.left, m.right;
+    Q.resize(m.right.rows(), 2 * m.right.cols());
+    Q << 0.5 * m.right, 0.5 * m.left;
+  }
+  const Eigen::HouseholderQR<Matrix> qp(P), qq(Q);
+  const Index r = P.cols();
+  const Matrix Qp = qp.householderQ() * Matrix::Identity(P.rows(), r);
+  const Matrix Qq = qq.householderQ() * Matrix::Identity(Q.rows(), r);
+  const Matrix Rp = Qp.transpose() * P, Rq = Qq.transpose() * Q;
+  const Eigen::JacobiSVD<Matrix> core(Rp * Rq.transpose(), Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Matrix left = Matrix::Zero(P.rows(), k), right = Matrix::Zero(Q.rows(), k);
+  const Index shared = std::min(k, r);
+  const Vector root = core.singularValues().head(shared).cwiseSqrt();
+  left.leftCols(shared) = Qp * core.matrixU().leftCols(shared) * root.asDiagonal();
+  right.leftCols(shared) = Qq * core.matrixV().leftCols(shared) * root.asDiagonal();
+  return {left, right};
+}
+
+/// `x` moved by Gaussian noise of norm `distance`·‖x‖ (of norm `distance` when x = 0).
+Matrix perturbed(const Matrix& x, double distance, Rng& rng) {
+  const Matrix g = gaussian(rng, x.rows(), x.cols());
+  const double norm = g.norm();
+  if (!(norm > 0.0)) return x;
+  const double size = x.norm() > 0.0 ? x.norm() : 1.0;
+  return x + (distance * size / norm) * g;
+}
+
+}  // namespace
+
+Start SpectralStart::initialize(const DataSource& data, const StartRequest& request, Rng& rng) const {
+  const Index n = batch_size_.value_or(request.batch_size);
+  if (request.refusal)
+    if (const std::string why = request.refusal(n, "init/batch_size"); !why.empty()) return failed(why);
+  Batch batch = request.read(n);
+  if (batch.instances() == 0)
+    return failed("the data ran out before the initialisation batch of " + std::to_string(n) + " instances");
+  EigenOptions solver;
+  solver.tolerance = tolerance_;
+  SpectralResult r = spectral_estimate(batch, data.sensing_operator(), data.shape(), request.rank, request.first_order,
+                                       rng, solver);
+  if (!r.ok) return failed("spectral initialisation failed: " + r.failure);
+  Start s;
+  s.ok = true;
+  s.model = std::move(r.model);
+  s.basis = std::move(r.left_vectors);
+  s.batch = std::move(batch);
+  return s;
+}
+
+Start RandomStart::initialize(const DataSource& data, const StartRequest& request, Rng& rng) const {
+  const ProblemShape shape = data.shape();
+  Start s;
+  s.ok = true;
+  s.model.left = std_ * gaussian(rng, shape.d1, request.rank);
+  s.model.right = std_ * gaussian(rng, shape.symmetric ? shape.d1 : shape.d2, request.rank);
+  s.model.symmetrize = shape.symmetric;
+  if (request.first_order && data.sensing_operator().has_first_order()) s.model.w = Vector::Zero(shape.d1);
+  s.basis = orthonormalize(s.model.left);
+  return s;
+}
+
+WarmStart::WarmStart(std::filesystem::path folder, std::string path) : folder_(std::move(folder)), path_(std::move(path)) {
+  try {
+    model_ = SavedModel::read_folder(folder_).estimate();
+  } catch (const std::exception& e) {
+    throw ConfigError("at " + path_ + ": " + e.what());
+  }
+}
+
+Start WarmStart::initialize(const DataSource& data, const StartRequest& request, Rng&) const {
+  Estimate model = model_;
+  const ProblemShape shape = data.shape();
+  const Index d2 = shape.symmetric ? shape.d1 : shape.d2;
+  if (model.rows() != shape.d1 || model.cols() != d2)
+    throw ConfigError("at " + path_ + ": the model in " + folder_.string() + " is " + shape_text(model.rows(), model.cols()) +
+                      ", the data's matrix is " + shape_text(shape.d1, d2));
+  if (model.rank() != request.rank)
+    throw ConfigError("at " + path_ + ": the model in " + folder_.string() + " has rank " + std::to_string(model.rank()) +
+                      ", the estimator asks for rank " + std::to_string(request.rank));
+  if (request.first_order && data.sensing_operator().has_first_order() && !model.has_first_order())
+    model.w = Vector::Zero(shape.d1);
+  Start s;
+  s.ok = true;
+  s.basis = orthonormalize(model.left);
+  s.model = std::move(model);
+  s.note = "warm start from the model in " + folder_.string();
+  return s;
+}
+
+Start NearTruthStart::initialize(const DataSource& data, const StartRequest& request, Rng& rng) const {
+  const GroundTruth* truth = data.truth();
+  if (truth == nullptr) throw ConfigError("at " + path_ + ": near_truth needs a planted truth, and the data source has none");
+  if (truth->zero_diagonal)
+    throw ConfigError("at " + path_ + ": near_truth: the planted truth removes its diagonal (fm, zero_diagonal) and has "
+                      "no low-rank factors to start near");
+  auto [left, right] = balanced_factors(*truth, request.rank);
+  Start s;
+  s.ok = true;
+  s.model.left = perturbed(left, distance_, rng);
+  s.model.right = perturbed(right, distance_, rng);
+  s.model.symmetrize = data.shape().symmetric;
+  if (request.first_order && data.sensing_operator().has_first_order()) {
+    const Vector w = truth->has_first_order() ? truth->w : Vector::Zero(data.shape().d1);
+    s.model.w = perturbed(w, distance_, rng);
+  }
+  s.basis = orthonormalize(s.model.left);
+  return s;
+}
+
+}  // namespace rankone::initializers

@@ -1,0 +1,61 @@
+#pragma once
+/// \file The built-in starts (docs/plugins/initializers.md): every iterative estimator that declares
+/// `init` accepts each of them.
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "rankone/interfaces/initializer.hpp"
+
+namespace rankone::initializers {
+
+/// `spectral_init`: the rank-k spectral (moment) estimate of one batch, `scale·(𝒜'(y)/n − shift·mean(y)·I)`
+/// (rankone/estimation/spectral.hpp), with its eigen- or singular vectors as the basis.
+class SpectralStart final : public Initializer {
+ public:
+  SpectralStart(std::optional<Index> batch_size, double tolerance) : batch_size_(batch_size), tolerance_(tolerance) {}
+  Start initialize(const DataSource& data, const StartRequest& request, Rng& rng) const override;
+
+ private:
+  std::optional<Index> batch_size_;  ///< unset: the estimator's batch size
+  double tolerance_;
+};
+
+/// `random_init`: Gaussian factors with i.i.d. N(0, std²) entries (w = 0); the basis is that of the left factor.
+class RandomStart final : public Initializer {
+ public:
+  explicit RandomStart(double std_dev) : std_(std_dev) {}
+  Start initialize(const DataSource& data, const StartRequest& request, Rng& rng) const override;
+
+ private:
+  double std_;
+};
+
+/// `warm_start`: a model written by `rankone model` (docs/models.md), read when the start is built
+/// (a ConfigError at `path` when it cannot be read); one of another shape or rank than the data and
+/// the estimator is a ConfigError at the start.
+class WarmStart final : public Initializer {
+ public:
+  WarmStart(std::filesystem::path folder, std::string path);
+  Start initialize(const DataSource& data, const StartRequest& request, Rng& rng) const override;
+
+ private:
+  std::filesystem::path folder_;
+  std::string path_;  ///< JSON path of `model`, for the refusals
+  Estimate model_;
+};
+
+/// `near_truth`: the planted truth's balanced factors (w* too), each moved by Gaussian noise of
+/// relative Frobenius norm `distance`: local-convergence studies that skip the initialisation.
+/// Data without a planted truth is a ConfigError.
+class NearTruthStart final : public Initializer {
+ public:
+  NearTruthStart(double distance, std::string path) : distance_(distance), path_(std::move(path)) {}
+  Start initialize(const DataSource& data, const StartRequest& request, Rng& rng) const override;
+
+ private:
+  double distance_;
+  std::string path_;  ///< JSON path of the start, for the refusal
+};
+
+}  // namespace rankone::initializers
