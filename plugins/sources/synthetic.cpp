@@ -29,8 +29,8 @@ bool is_symmetric(TruthStructure s) {
 }
 bool has_signed_spectrum(TruthStructure s) { return s == TruthStructure::symmetric; }
 
-/// The rank eigen/singular values followed by the tail: the explicit list, or geometric spacing
-/// from `scale` down to `scale / condition_number` with the requested signs.
+/// The rank eigen/singular values followed by the tail: the explicit list, or geometric (log-spaced)
+/// or linear spacing from `scale` down to `scale / condition_number` with the requested signs.
 Vector spectrum(const SyntheticConfig& c) {
   const Index r = c.rank;
   const Index t = static_cast<Index>(c.tail.size());
@@ -46,7 +46,10 @@ Vector spectrum(const SyntheticConfig& c) {
       if (c.signs == SpectrumSigns::negative) sign = -1.0;
       if (c.signs == SpectrumSigns::mixed && i % 2 == 1) sign = -1.0;
     }
-    values(i) = sign * c.scale * std::pow(c.condition_number, -decay);
+    const double magnitude = c.spacing == SpectrumSpacing::linear
+                                 ? c.scale * (1.0 - decay * (1.0 - 1.0 / c.condition_number))
+                                 : c.scale * std::pow(c.condition_number, -decay);
+    values(i) = sign * magnitude;
   }
   for (Index i = 0; i < t; ++i) values(r + i) = c.tail[static_cast<std::size_t>(i)];
   return values;
@@ -135,10 +138,17 @@ void SyntheticSource::open(std::uint64_t seed) {
   Rng truth_rng(derive_seed(seed, "truth"));
   truth_ = plant_truth(config_, truth_rng);
   opened_ = true;
+  if (config_.without_replacement) {
+    Rng entries_rng(derive_seed(seed, "entries"));
+    entries_ = draw_entries(entries_rng, config_.d1, config_.d2, *config_.size, config_.min_per_line,
+                            config_.test_size + config_.validation_size);
+  }
   Rng test_rng(derive_seed(seed, "test"));
-  test_ = config_.test_size > 0 ? draw(test_rng, config_.test_size, /*test=*/true) : Batch{};
+  test_ = config_.test_size > 0 ? draw(test_rng, config_.test_size, /*test=*/true, config_.size.value_or(0)) : Batch{};
   Rng validation_rng(derive_seed(seed, "validation"));
-  validation_ = config_.validation_size > 0 ? draw(validation_rng, config_.validation_size, /*test=*/false) : Batch{};
+  validation_ = config_.validation_size > 0 ? draw(validation_rng, config_.validation_size, /*test=*/false,
+                                                   config_.size.value_or(0) + config_.test_size)
+                                            : Batch{};
   train_seed_ = derive_seed(seed, "train");
   position_ = 0;
   cached_chunk_ = -1;
@@ -150,12 +160,14 @@ void SyntheticSource::open(std::uint64_t seed) {
   }
 }
 
-Batch SyntheticSource::draw(Rng& rng, Index n, bool test) const {
+Batch SyntheticSource::draw(Rng& rng, Index n, bool test, Index first) const {
   Batch b;
   left_sampler_->sample(rng, config_.d1, n, b.left);
+  if (config_.without_replacement) b.left.index = entries_.rows.segment(first, n);  // the sampler's scale, Ω's rows
   if (right_sampler_) {
     DesignSide right;
     right_sampler_->sample(rng, config_.d2, n, right);
+    if (config_.without_replacement) right.index = entries_.cols.segment(first, n);
     const bool every_label = test ? config_.test_full_labels : config_.full_labels;
     if (every_label) right = DesignSide::make_all(config_.d2, right.scale);
     b.right = std::move(right);
@@ -177,7 +189,7 @@ Batch SyntheticSource::draw(Rng& rng, Index n, bool test) const {
 Batch SyntheticSource::draw_chunk(Index c) const {
   Rng rng(derive_seed(train_seed_, "chunk/" + std::to_string(c)));
   const Index n = config_.size ? std::min(kChunk, *config_.size - c * kChunk) : kChunk;
-  return draw(rng, n, /*test=*/false);
+  return draw(rng, n, /*test=*/false, c * kChunk);
 }
 
 const Batch& SyntheticSource::chunk(Index c) {
@@ -268,6 +280,10 @@ TruthStructure structure_from(const std::string& s) {
   return TruthStructure::symmetric;
 }
 
+SpectrumSpacing spacing_from(const std::string& s) {
+  return s == "linear" ? SpectrumSpacing::linear : SpectrumSpacing::geometric;
+}
+
 SpectrumSigns signs_from(const std::string& s) {
   if (s == "positive") return SpectrumSigns::positive;
   if (s == "negative") return SpectrumSigns::negative;
@@ -294,6 +310,7 @@ SyntheticConfig read_config(const Params& p, const SensingOperator& op, const st
   c.scale = p.number("scale");
   c.condition_number = p.number("condition_number");
   c.signs = signs_from(p.string("signs"));
+  c.spacing = spacing_from(p.string("spacing"));
   c.tail = p.numbers("tail");
   c.truth_sign = static_cast<double>(p.integer("truth_sign"));
   c.factor_std = p.has("factor_std") ? p.number("factor_std") : 1.0 / std::sqrt(static_cast<double>(c.d1));
@@ -310,6 +327,8 @@ SyntheticConfig read_config(const Params& p, const SensingOperator& op, const st
   c.test_noise = p.boolean("test_noise");
   if (p.has("size")) c.size = p.integer("size");
   c.prefetch = p.integer("prefetch");
+  c.without_replacement = p.string("entries") == "without_replacement";
+  c.min_per_line = p.integer("min_per_line");
 
   const std::string truth = p.string("truth");
   const std::string op_text = "operator '" + operator_name + "'";
@@ -359,6 +378,27 @@ SyntheticConfig read_config(const Params& p, const SensingOperator& op, const st
     reject(p, "test_full_labels", op_text + " cannot pair an instance with every right index");
   if (c.full_labels && (op.symmetric() || !accepts(op.accepted_right(), DesignSide::Kind::all)))
     reject(p, "full_labels", op_text + " cannot pair an instance with every right index");
+  if (c.without_replacement) {
+    const bool entries = !op.symmetric() && op.accepted_left() == std::vector{DesignSide::Kind::index} &&
+                         op.accepted_right() == std::vector{DesignSide::Kind::index};
+    if (!entries)
+      reject(p, "entries", "entries are drawn without replacement for an entry operator (index designs on both sides, "
+                           "e.g. \"entry\"); " + op_text + " is not one");
+    const Index wanted = *c.size + c.test_size + c.validation_size;
+    // d · d2 in 128 bits: the dimensions have no upper bound of their own.
+    const auto cells = static_cast<unsigned __int128>(c.d1) * static_cast<unsigned __int128>(c.d2);
+    if (static_cast<unsigned __int128>(wanted) > cells)
+      reject(p, "size", "size + test_size + validation_size = " + std::to_string(wanted) + " distinct entries of a " +
+                            std::to_string(c.d1) + " × " + std::to_string(c.d2) + " matrix (" +
+                            std::to_string(static_cast<std::uint64_t>(cells)) + " entries)");
+    if (c.min_per_line > std::min(c.d1, c.d2))
+      reject(p, "min_per_line", "a line of the " + std::to_string(c.d1) + " × " + std::to_string(c.d2) + " matrix has at "
+                                "most min(d, d2) = " + std::to_string(std::min(c.d1, c.d2)) + " entries");
+    if (*c.size < c.min_per_line * (c.d1 + c.d2))
+      reject(p, "size", std::to_string(*c.size) + " entries cannot hold min_per_line = " + std::to_string(c.min_per_line) +
+                            " in every row and column whatever is drawn: give at least min_per_line · (d + d2) = " +
+                            std::to_string(c.min_per_line * (c.d1 + c.d2)));
+  }
   return c;
 }
 
@@ -433,6 +473,11 @@ Footprint synthetic_footprint(const Params& p, const FootprintContext& ctx) {
     const double test_instance = left + (p.boolean("test_full_labels") ? 0.0 : right) + 8.0 * f.data.test_measurements_per_instance;
     f.add("test set of " + format_count(f.data.test_instances) + " instances", f.data.test_instances * test_instance);
   }
+  if (p.string("entries") == "without_replacement") {
+    // While drawn: a hash set of the keys (~40 bytes an entry), the keys, the training copy, the indices.
+    const double entries = static_cast<double>(p.integer("size") + p.integer("test_size") + p.integer("validation_size"));
+    f.add("distinct entries while drawn (" + format_count(entries) + ")", entries * 64.0);
+  }
   f.add("cached chunk of " + std::to_string(SyntheticSource::kChunk) + " instances",
         static_cast<double>(SyntheticSource::kChunk) * f.data.instance_bytes);
   if (const Index ahead = p.integer("prefetch"); ahead > 0)  // the window: whole chunks, one more
@@ -466,8 +511,12 @@ Registration synthetic_registration() {
            "unit-norm columns");
   s.number_list("eigenvalues", "explicit eigen/singular values (rank of them), used as given; default geometric");
   s.number("scale", 1.0, "largest |eigenvalue| / singular value of the geometric spectrum").above(0.0);
-  s.number("condition_number", 1.0, "ratio of the largest to the k-th |eigenvalue| of the geometric spectrum")
+  s.number("condition_number", 1.0, "ratio κ of the largest to the k-th |eigenvalue| of the generated spectrum")
       .at_least(1.0);
+  s.choice("spacing", "geometric", {"geometric", "linear"},
+           "how the generated spectrum falls from scale to scale/κ: log-spaced (geometric) or linearly spaced");
+  s.constraint({"spacing", "eigenvalues"}, "spacing shapes a generated spectrum; explicit eigenvalues are used as given",
+               [](const Params& p) { return p.string("spacing") == "geometric" || !p.has("eigenvalues"); });
   s.choice("signs", "mixed", {"mixed", "positive", "negative"},
            "eigenvalue signs of truth \"symmetric\": alternating +,−,+,… | all + | all −");
   s.number_list("tail", "extra eigen/singular values beyond the rank (M* not exactly low-rank), used as given");
@@ -495,6 +544,17 @@ Registration synthetic_registration() {
   s.boolean("test_noise", false, "apply noise and flips to the test labels too (default: clean test labels)");
   s.integer("size", std::nullopt, "a finite training set of this many instances; default endless").make_nullable()
       .at_least(1);
+  s.choice("entries", "with_replacement", {"with_replacement", "without_replacement"},
+           "entry operators: entries drawn independently (an entry may repeat) | a training set of `size` distinct "
+           "entries, with test and validation entries distinct from it (needs size)");
+  s.integer("min_per_line", 0,
+            "without replacement: every row and every column of the training set holds at least this many entries "
+            "(the rest uniform); needs size ≥ min_per_line · (d + d2)")
+      .at_least(0);
+  s.constraint({"entries", "size"}, "entries without replacement form a finite training set: give its size",
+               [](const Params& p) { return p.string("entries") == "with_replacement" || p.has("size"); });
+  s.constraint({"min_per_line", "entries"}, "a minimum per row and column is a property of entries drawn without replacement",
+               [](const Params& p) { return p.integer("min_per_line") == 0 || p.string("entries") == "without_replacement"; });
   s.integer("prefetch", 0,
             "training instances drawn ahead on a second thread while the estimator works (e.g. its batch_size; "
             "0: none). Instances depend only on their position, so results are unchanged; it costs a second "

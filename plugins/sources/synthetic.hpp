@@ -12,6 +12,7 @@
 #include "rankone/interfaces/sampler.hpp"
 #include "rankone/plugin/registry.hpp"
 #include "chunk_prefetcher.hpp"
+#include "entry_set.hpp"
 
 namespace rankone::sources {
 
@@ -28,6 +29,9 @@ enum class TruthStructure {
 /// Signs of a generated eigenvalue spectrum (parameter `signs`, truth "symmetric" only).
 enum class SpectrumSigns { mixed, positive, negative };
 
+/// How the generated spectrum falls from `scale` to `scale / condition_number` (parameter `spacing`).
+enum class SpectrumSpacing { geometric, linear };
+
 /// Everything the synthetic source needs besides its plugins; read and checked by the factory.
 struct SyntheticConfig {
   Index d1 = 0;
@@ -38,6 +42,7 @@ struct SyntheticConfig {
   double scale = 1.0;
   double condition_number = 1.0;
   SpectrumSigns signs = SpectrumSigns::mixed;
+  SpectrumSpacing spacing = SpectrumSpacing::geometric;
   std::vector<double> tail;  ///< extra small eigen/singular values beyond the rank
   double truth_sign = 1.0;
   double factor_std = 0.0;  ///< entry std of Gaussian factors (fm, zero_diagonal)
@@ -54,6 +59,10 @@ struct SyntheticConfig {
   bool test_noise = false;
   std::optional<Index> size;  ///< finite training set of this many instances
   Index prefetch = 0;  ///< training instances drawn ahead on a second thread (0: none)
+  /// Entries (operator "entry"): the training set of `size` distinct entries and held-out entries
+  /// distinct from them, instead of entries drawn with replacement (entry_set.hpp).
+  bool without_replacement = false;
+  Index min_per_line = 0;  ///< without replacement: entries in every row and column of the training set
 };
 
 /// A reproducible stream of synthetic measurements.
@@ -91,7 +100,8 @@ class SyntheticSource final : public DataSource {
  private:
   /// n instances from `rng`: designs, then responses 𝒜(M*) + noise through the link, then flips.
   /// A test draw may pair each instance with every label, and is noise-free unless `test_noise`.
-  Batch draw(Rng& rng, Index n, bool test) const;
+  /// Without replacement the designs are entries [first, first + n) of `entries_`.
+  Batch draw(Rng& rng, Index n, bool test, Index first = 0) const;
   const Batch& chunk(Index c);
   /// Training chunk c, from its own seed (a pure function of c: safe on the prefetch thread).
   Batch draw_chunk(Index c) const;
@@ -106,6 +116,7 @@ class SyntheticSource final : public DataSource {
   GroundTruth truth_;
   Batch test_;
   Batch validation_;
+  EntrySet entries_;  ///< without replacement: training entries, then test, then validation ones
   std::uint64_t train_seed_ = 0;
   Index position_ = 0;  ///< next training instance
   Index cached_chunk_ = -1;
