@@ -97,10 +97,11 @@ void IterativeEstimator::stop(Status status, std::string message) {
   if (!finished()) finish(status, std::move(message));
 }
 
-Start IterativeEstimator::initial_model(const DataSource& data, const StartRequest& request, Rng& rng) const {
+Start IterativeEstimator::initial_model(const DataSource& data, const StartRequest& request, Rng& rng) {
   if (!init_) throw std::logic_error("initial_model: the estimator declares no init (declare_policy with init)");
   Start start = init_->initialize(data, request, rng);
   if (start.ok && start.basis.size() == 0) start.basis = orthonormalize(start.model.left);
+  if (!start.note.empty()) summary_.notes.push_back(start.note);
   return start;
 }
 

@@ -19,6 +19,15 @@ Start failed(std::string why) {
   return s;
 }
 
+/// A start of `model`, with the basis of its left factor's column space.
+Start started(LowRankModel model) {
+  Start s;
+  s.ok = true;
+  s.basis = orthonormalize(model.left);
+  s.model = std::move(model);
+  return s;
+}
+
 Matrix gaussian(Rng& rng, Index rows, Index cols) {
   Matrix G(rows, cols);
   rng.fill_normal(G.data(), G.size());
@@ -84,14 +93,12 @@ Start SpectralStart::initialize(const DataSource& data, const StartRequest& requ
 
 Start RandomStart::initialize(const DataSource& data, const StartRequest& request, Rng& rng) const {
   const ProblemShape shape = data.shape();
-  Start s;
-  s.ok = true;
-  s.model.left = std_ * gaussian(rng, shape.d1, request.rank);
-  s.model.right = std_ * gaussian(rng, shape.symmetric ? shape.d1 : shape.d2, request.rank);
-  s.model.symmetrize = shape.symmetric;
-  if (request.first_order && data.sensing_operator().has_first_order()) s.model.w = Vector::Zero(shape.d1);
-  s.basis = orthonormalize(s.model.left);
-  return s;
+  LowRankModel model;
+  model.left = std_ * gaussian(rng, shape.d1, request.rank);
+  model.right = std_ * gaussian(rng, shape.symmetric ? shape.d1 : shape.d2, request.rank);
+  model.symmetrize = shape.symmetric;
+  if (request.first_order && data.sensing_operator().has_first_order()) model.w = Vector::Zero(shape.d1);
+  return started(std::move(model));
 }
 
 WarmStart::WarmStart(std::filesystem::path folder, std::string path) : folder_(std::move(folder)), path_(std::move(path)) {
@@ -114,10 +121,7 @@ Start WarmStart::initialize(const DataSource& data, const StartRequest& request,
                       ", the estimator asks for rank " + std::to_string(request.rank));
   if (request.first_order && data.sensing_operator().has_first_order() && !model.has_first_order())
     model.w = Vector::Zero(shape.d1);
-  Start s;
-  s.ok = true;
-  s.basis = orthonormalize(model.left);
-  s.model = std::move(model);
+  Start s = started(std::move(model));
   s.note = "warm start from the model in " + folder_.string();
   return s;
 }
@@ -129,17 +133,15 @@ Start NearTruthStart::initialize(const DataSource& data, const StartRequest& req
     throw ConfigError("at " + path_ + ": near_truth: the planted truth removes its diagonal (fm, zero_diagonal) and has "
                       "no low-rank factors to start near");
   auto [left, right] = balanced_factors(*truth, request.rank);
-  Start s;
-  s.ok = true;
-  s.model.left = perturbed(left, distance_, rng);
-  s.model.right = perturbed(right, distance_, rng);
-  s.model.symmetrize = data.shape().symmetric;
+  LowRankModel model;
+  model.left = perturbed(left, distance_, rng);
+  model.right = perturbed(right, distance_, rng);
+  model.symmetrize = data.shape().symmetric;
   if (request.first_order && data.sensing_operator().has_first_order()) {
     const Vector w = truth->has_first_order() ? truth->w : Vector::Zero(data.shape().d1);
-    s.model.w = perturbed(w, distance_, rng);
+    model.w = perturbed(w, distance_, rng);
   }
-  s.basis = orthonormalize(s.model.left);
-  return s;
+  return started(std::move(model));
 }
 
 }  // namespace rankone::initializers

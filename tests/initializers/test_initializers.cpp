@@ -3,6 +3,8 @@
 // continues from a model `rankone model` wrote; the refusals name the JSON path.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "rankone/store/results_store.hpp"
 #include "rankone/store/saved_model.hpp"
 #include "test_support.hpp"
@@ -125,6 +127,9 @@ TEST_CASE("warm_start continues from a model rankone model wrote; a model that d
   const auto again = test::run_stepwise(gfm_source("asymmetric_rank_one"),
                                         gfm(Json{{"name", "warm_start"}, {"model", (s / "model").string()}}, 3), 2);
   CHECK((again.start_estimate.dense() - saved.dense()).norm() < 1e-12 * saved.dense().norm());
+  // What the start chose is among the trial's notes (IterativeEstimator::initial_model).
+  CHECK(std::find(again.summary.notes.begin(), again.summary.notes.end(),
+                  "warm start from the model in " + (s / "model").string()) != again.summary.notes.end());
 
   CHECK_THROWS_WITH(start_of(gfm_source("asymmetric_rank_one"), Json{{"name", "warm_start"}, {"model", (s / "none").string()}}),
                     Contains("at /model: ") && Contains("none"));

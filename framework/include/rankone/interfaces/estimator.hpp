@@ -183,9 +183,9 @@ class IterativeEstimator : public Estimator {
   /// it: "; the estimate returned is the best seen on <seen_on> (after <unit> t, relative residual
   /// r)"; without one, `otherwise` (the estimate is left as it is).
   std::string restore_best(const std::string& otherwise);
-  /// The start of the declared `init` (interfaces/initializer.hpp) on `data`; a logic error when the
-  /// estimator declared none.
-  Start initial_model(const DataSource& data, const StartRequest& request, Rng& rng) const;
+  /// The start of the declared `init` (interfaces/initializer.hpp) on `data`, its note among the
+  /// summary's notes; a logic error when the estimator declared none.
+  Start initial_model(const DataSource& data, const StartRequest& request, Rng& rng);
   /// What the best-iterate message names: the data the fits were measured on, and an iteration.
   void describe_best_iterate(std::string seen_on, std::string unit) {
     best_.seen_on = std::move(seen_on);

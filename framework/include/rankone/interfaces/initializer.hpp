@@ -36,9 +36,10 @@ struct Start {
   bool ok = false;
   std::string failure;  ///< why there is no start (the data ran out, no planted truth, a model of another shape)
   LowRankModel model;   ///< d1 × k left and d2 × k right factors (and w when asked for)
-  Matrix basis;         ///< d1 × k orthonormal basis of the model's column space (a subspace method's start)
+  Matrix basis;         ///< d1 × k orthonormal basis of the model's column space (a subspace method's
+                        ///< start); initial_model fills it when a start leaves it empty
   Batch batch;          ///< the batch a data-driven start read (empty otherwise): the estimator may use and recycle it
-  std::string note;     ///< what the start chose, printed once per study ("" when nothing)
+  std::string note;     ///< what the start chose, among the trial's notes ("" when nothing)
 };
 
 class Initializer : public Component {
