@@ -1,7 +1,8 @@
 // The sensing operators library: one implementation (RankOneOperator) registered under the four
-// names the rest of RankOne refers to.
+// rank-one names the rest of RankOne refers to, and the Gaussian ensemble.
 #include <memory>
 
+#include "gaussian_ensemble.hpp"
 #include "rank_one_operator.hpp"
 #include "rankone/plugin/plugin_api.hpp"
 
@@ -84,6 +85,21 @@ PluginDescriptor describe_operators() {
       std::move(single_label),
       "single-label multi-label sensing y_i = x_i'W ē_i with ē = √d2 e_j (index), or every label (all)",
       "Qiu, Luo, Ye & Lin 2017, Nonconvex One-bit Single-label Multi-label Learning, Eq. (2)-(3)", false));
+
+  Registration ensemble;
+  ensemble.kind = rankone::Kind::sensing_operator;
+  ensemble.name = "gaussian_ensemble";
+  ensemble.summary = "dense Gaussian sensing y_i = <A_i, M>, a whole i.i.d. matrix A_i per measurement (matrix designs)";
+  ensemble.citation =
+      "Recht, Fazel & Parrilo 2010, Guaranteed Minimum-Rank Solutions of Linear Matrix Equations via Nuclear Norm "
+      "Minimization (SIAM Review), Section 4.2 (Gaussian ensembles satisfy the RIP)";
+  ensemble.doc_page = kDocPage;
+  ensemble.schema.boolean("symmetric", false,
+                          "measure <sym(A_i), M> with sym(A) = (A + A')/2: a square M and its symmetric estimators");
+  ensemble.factory = [](const Params& p, const BuildContext&) {
+    return std::make_unique<GaussianEnsemble>(p.boolean("symmetric"));
+  };
+  d.registrations.push_back(std::move(ensemble));
 
   return d;
 }

@@ -14,16 +14,6 @@ using Kind = DesignSide::Kind;
 using ConstMatrixMap = Eigen::Map<const Matrix>;
 using MatrixMap = Eigen::Map<Matrix>;
 
-std::string kind_name(Kind kind) {
-  switch (kind) {
-    case Kind::dense: return "dense";
-    case Kind::sparse: return "sparse";
-    case Kind::index: return "index";
-    case Kind::all: return "all";
-  }
-  return "unknown";
-}
-
 std::string kind_list(const std::vector<Kind>& kinds) {
   std::string out;
   for (Kind k : kinds) out += (out.empty() ? "" : ", ") + kind_name(k);
@@ -38,9 +28,10 @@ double design_entry(const DesignSide& side, Index row, Index col) {
     case Kind::dense: return side.dense(row, col);
     case Kind::sparse: return side.sparse.coeff(row, col);
     case Kind::index: return side.index(col) == row ? side.scale : 0.0;
-    case Kind::all: break;
+    case Kind::all:
+    case Kind::matrix: break;
   }
-  throw std::logic_error("design_entry: an 'all' design has no columns");
+  throw std::logic_error("design_entry: only vector designs have coordinates");
 }
 
 /// Calls `visit(j, a_ij)` for every stored coordinate j < limit of sparse or index design i.
@@ -73,6 +64,15 @@ Vector diagonal_terms(const DesignSide& a, const DesignSide& b, const Vector& m)
   return out;
 }
 
+/// Throws when an index design of either side points outside [0, dim): a gather or scatter would
+/// read or write out of bounds.
+void check_index_range(const DesignSide& a, const DesignSide& b) {
+  for (const DesignSide* side : {&a, &b}) {
+    if (side->index.size() > 0 && (side->index.minCoeff() < 0 || side->index.maxCoeff() >= side->dim))
+      throw std::out_of_range("an index design points outside [0, " + std::to_string(side->dim) + ")");
+  }
+}
+
 /// Σ_t z_t (s_to e_{to_t}) ((s_from e_{from_t})' Z) for one-hot designs on both sides (the `entry`
 /// operator): a gather and a scatter fused, so no n × k temporary is formed — the matrix-completion
 /// warm start applies this to 10⁶ entries per product.
@@ -82,10 +82,7 @@ Vector diagonal_terms(const DesignSide& a, const DesignSide& b, const Vector& m)
 /// so each row keeps its place in the vectorised sum).
 Vector dot_gathered_rows(const DesignSide& left, const Matrix& L, const DesignSide& right, const Matrix& R, double gain) {
   constexpr Index kChunk = 256;
-  for (const DesignSide* side : {&left, &right}) {
-    if (side->index.size() > 0 && (side->index.minCoeff() < 0 || side->index.maxCoeff() >= side->dim))
-      throw std::out_of_range("an index design points outside [0, " + std::to_string(side->dim) + ")");
-  }
+  check_index_range(left, right);
   const Index n = left.index.size(), k = L.cols();
   Vector y(n);
   Matrix a(std::min(n, kChunk), k), b(std::min(n, kChunk), k);
@@ -107,10 +104,7 @@ Vector dot_gathered_rows(const DesignSide& left, const Matrix& L, const DesignSi
 
 Matrix scatter_gathered_rows(const DesignSide& to, const DesignSide& from, const Vector& z, const Matrix& Z,
                              double gain) {
-  for (const DesignSide* side : {&to, &from}) {
-    if (side->index.size() > 0 && (side->index.minCoeff() < 0 || side->index.maxCoeff() >= side->dim))
-      throw std::out_of_range("an index design points outside [0, " + std::to_string(side->dim) + ")");
-  }
+  check_index_range(to, from);
   Matrix out = Matrix::Zero(to.dim, Z.cols());
   const double g = gain * to.scale * from.scale;
   for (Index c = 0; c < Z.cols(); ++c) {
@@ -322,6 +316,14 @@ Matrix RankOneOperator::adjoint_transpose_times(const Batch& batch, const Vector
 Matrix RankOneOperator::adjoint_dense(const Batch& batch, const Vector& z) const {
   const Sides s = sides(batch, "adjoint_dense");
   check_responses(s, z, "adjoint_dense");
+  if (!s.right_all && s.left.kind == Kind::index && s.right.kind == Kind::index) {
+    // Entries: each z_t lands on its (row, column), O(n) rather than a d1 × n × d2 product.
+    check_index_range(s.left, s.right);
+    Matrix out = Matrix::Zero(s.left.dim, s.right.dim);
+    const double g = s.gain * s.left.scale * s.right.scale;
+    for (Index t = 0; t < z.size(); ++t) out(s.left.index(t), s.right.index(t)) += g * z(t);
+    return out;
+  }
   const Matrix A = s.left.to_dense();  // d1 × n
   Matrix out(s.left.dim, s.right.dim);
   if (s.right_all) {

@@ -8,7 +8,6 @@
 #include "rankone/linalg/blocked_products.hpp"
 
 namespace rankone {
-namespace {
 
 std::string kind_name(DesignSide::Kind kind) {
   switch (kind) {
@@ -16,9 +15,12 @@ std::string kind_name(DesignSide::Kind kind) {
     case DesignSide::Kind::sparse: return "sparse";
     case DesignSide::Kind::index: return "index";
     case DesignSide::Kind::all: return "all";
+    case DesignSide::Kind::matrix: return "matrix";
   }
   return "unknown";
 }
+
+namespace {
 
 /// Throws when an index design points outside [0, dim): a gather would read out of bounds.
 void check_indices(const IndexVector& index, Index dim) {
@@ -53,12 +55,14 @@ Index DesignSide::count() const {
     case Kind::sparse: return sparse.cols();
     case Kind::index: return index.size();
     case Kind::all: return 0;
+    case Kind::matrix: return cols > 0 ? dense.cols() / cols : 0;
   }
   return 0;
 }
 
 Matrix DesignSide::project(const Matrix& F) const {
   if (kind == Kind::all) throw std::logic_error("DesignSide::project: an 'all' design has no per-instance rows");
+  if (kind == Kind::matrix) throw std::logic_error("DesignSide::project: a matrix design is not a vector");
   if (F.rows() != dim) {
     throw std::invalid_argument("DesignSide::project: factor has " + std::to_string(F.rows()) +
                                 " rows, the designs have dimension " + std::to_string(dim));
@@ -72,13 +76,15 @@ Matrix DesignSide::project(const Matrix& F) const {
       for (Index c = 0; c < F.cols(); ++c)
         for (Index i = 0; i < index.size(); ++i) out(i, c) = scale * F(index(i), c);
       break;
-    case Kind::all: break;  // rejected above
+    case Kind::all:
+    case Kind::matrix: break;  // rejected above
   }
   return out;
 }
 
 Matrix DesignSide::accumulate(const Matrix& W) const {
   if (kind == Kind::all) throw std::logic_error("DesignSide::accumulate: an 'all' design has no per-instance rows");
+  if (kind == Kind::matrix) throw std::logic_error("DesignSide::accumulate: a matrix design is not a vector");
   if (W.rows() != count()) {
     throw std::invalid_argument("DesignSide::accumulate: weights have " + std::to_string(W.rows()) +
                                 " rows, there are " + std::to_string(count()) + " designs");
@@ -93,7 +99,8 @@ Matrix DesignSide::accumulate(const Matrix& W) const {
       for (Index c = 0; c < W.cols(); ++c)
         for (Index i = 0; i < index.size(); ++i) out(index(i), c) += scale * W(i, c);
       break;
-    case Kind::all: break;  // rejected above
+    case Kind::all:
+    case Kind::matrix: break;  // rejected above
   }
   return out;
 }
@@ -109,6 +116,7 @@ Matrix DesignSide::to_dense() const {
       return out;
     }
     case Kind::all: break;
+    case Kind::matrix: throw std::logic_error("DesignSide::to_dense: a matrix design is not a vector");
   }
   throw std::logic_error("DesignSide::to_dense: an 'all' design pairs with the other side; it has no columns");
 }
@@ -123,10 +131,12 @@ DesignSide DesignSide::slice(Index first, Index n) const {
   out.kind = kind;
   out.dim = dim;
   out.scale = scale;
+  out.cols = cols;
   switch (kind) {
     case Kind::dense: out.dense = dense.middleCols(first, n); break;
     case Kind::sparse: out.sparse = sparse.middleCols(first, n); break;
     case Kind::index: out.index = index.segment(first, n); break;
+    case Kind::matrix: out.dense = dense.middleCols(first * cols, n * cols); break;
     case Kind::all: break;  // rejected above
   }
   return out;
@@ -138,7 +148,7 @@ void DesignSide::append(const DesignSide& other) {
     *this = other;
     return;
   }
-  if (other.kind != kind || other.dim != dim) {
+  if (other.kind != kind || other.dim != dim || other.cols != cols) {
     throw std::invalid_argument("DesignSide::append: cannot append " + kind_name(other.kind) + " designs of dimension " +
                                 std::to_string(other.dim) + " to " + kind_name(kind) + " designs of dimension " +
                                 std::to_string(dim));
@@ -148,7 +158,8 @@ void DesignSide::append(const DesignSide& other) {
                                 " cannot join designs of scale " + std::to_string(scale));
   }
   switch (kind) {
-    case Kind::dense: {
+    case Kind::dense:
+    case Kind::matrix: {
       const Index old = dense.cols();
       dense.conservativeResize(dim, old + other.dense.cols());
       dense.rightCols(other.dense.cols()) = other.dense;
@@ -181,6 +192,20 @@ DesignSide DesignSide::make_index(Index dim, IndexVector index, double scale) {
   d.dim = dim;
   d.index = std::move(index);
   d.scale = scale;
+  return d;
+}
+
+DesignSide DesignSide::make_matrix(Index cols, Matrix blocks) {
+  if (cols <= 0 || blocks.rows() <= 0) throw std::invalid_argument("DesignSide::make_matrix: dimensions must be positive");
+  if (blocks.cols() % cols != 0) {
+    throw std::invalid_argument("DesignSide::make_matrix: " + std::to_string(blocks.cols()) +
+                                " columns are not whole design matrices of " + std::to_string(cols) + " columns");
+  }
+  DesignSide d;
+  d.kind = Kind::matrix;
+  d.dim = blocks.rows();
+  d.cols = cols;
+  d.dense = std::move(blocks);
   return d;
 }
 

@@ -259,9 +259,14 @@ void Checker::sampler_checks() {
   });
 }
 
-/// A design of `kind` with `n` vectors of dimension `dim`, random.
-DesignSide random_design(DesignSide::Kind kind, Index dim, Index n, Rng& rng) {
+/// A design of `kind` with `n` vectors of dimension `dim` (matrices of `dim` × `cols`), random.
+DesignSide random_design(DesignSide::Kind kind, Index dim, Index n, Rng& rng, Index cols = 0) {
   switch (kind) {
+    case DesignSide::Kind::matrix: {
+      Matrix blocks(dim, n * cols);
+      rng.fill_normal(blocks.data(), blocks.size());
+      return DesignSide::make_matrix(cols, std::move(blocks));
+    }
     case DesignSide::Kind::dense: {
       Matrix x(dim, n);
       rng.fill_normal(x.data(), x.size());
@@ -288,16 +293,6 @@ DesignSide random_design(DesignSide::Kind kind, Index dim, Index n, Rng& rng) {
   return {};
 }
 
-std::string design_name(DesignSide::Kind kind) {
-  switch (kind) {
-    case DesignSide::Kind::dense: return "dense";
-    case DesignSide::Kind::sparse: return "sparse";
-    case DesignSide::Kind::index: return "index";
-    case DesignSide::Kind::all: return "all";
-  }
-  return "?";
-}
-
 double relative_gap(double a, double b) { return std::abs(a - b) / std::max({1.0, std::abs(a), std::abs(b)}); }
 double relative_gap(const Matrix& a, const Matrix& b) { return (a - b).norm() / std::max({1.0, a.norm(), b.norm()}); }
 
@@ -305,17 +300,19 @@ void Checker::operator_checks() {
   auto op = registry_.create<SensingOperator>(resolved_, Kind::sensing_operator);
   for (const auto left_kind : op->accepted_left()) {
     const bool symmetric = op->symmetric();
-    const auto right_kinds = symmetric ? std::vector<DesignSide::Kind>{left_kind} : op->accepted_right();
+    // A matrix design is the whole A_i: such a batch has no right side whatever the symmetry.
+    const bool one_side = symmetric || left_kind == DesignSide::Kind::matrix;
+    const auto right_kinds = one_side ? std::vector<DesignSide::Kind>{left_kind} : op->accepted_right();
     for (const auto right_kind : right_kinds) {
       const Index d1 = 6, d2 = symmetric ? d1 : 5, n = 40, k = 3;
       Rng rng(kSeed);
       Batch batch;
-      batch.left = random_design(left_kind, d1, n, rng);
-      if (!symmetric) batch.right = random_design(right_kind, d2, n, rng);
+      batch.left = random_design(left_kind, d1, n, rng, d2);
+      if (!one_side) batch.right = random_design(right_kind, d2, n, rng);
       const Index measurements = right_kind == DesignSide::Kind::all ? n * d2 : n;
       batch.y = Vector::Zero(measurements);
-      const std::string designs = symmetric ? design_name(left_kind) + " designs"
-                                            : design_name(left_kind) + " × " + design_name(right_kind) + " designs";
+      const std::string designs = one_side ? kind_name(left_kind) + " designs"
+                                           : kind_name(left_kind) + " × " + kind_name(right_kind) + " designs";
       LowRankModel model;
       model.left = Matrix(d1, k);
       model.right = Matrix(d2, k);
@@ -369,8 +366,8 @@ void Checker::source_checks() {
                                                     " after a batch of " + std::to_string(b.size()));
     require(b.left.dim == source->shape().d1, "left designs of dimension " + std::to_string(b.left.dim) +
                                                   ", shape().d1 = " + std::to_string(source->shape().d1));
-    require(b.right_side().dim == source->shape().d2, "right designs of dimension " + std::to_string(b.right_side().dim) +
-                                                          ", shape().d2 = " + std::to_string(source->shape().d2));
+    require(b.d2() == source->shape().d2, "the batch measures " + std::to_string(b.d2()) +
+                                              " columns of M, shape().d2 = " + std::to_string(source->shape().d2));
     require(b.y.allFinite(), "non-finite responses");
     return std::to_string(b.size()) + " measurements, d1 = " + std::to_string(source->shape().d1) +
            ", d2 = " + std::to_string(source->shape().d2);

@@ -58,16 +58,22 @@ Vector spectrum(const SyntheticConfig& c) {
 /// Copies designs [first, first + n) of `from` to positions [at, at + n) of `to`, which holds
 /// `total` designs once filled: sized on the first call, so each design is copied exactly once.
 void copy_designs(const DesignSide& from, Index first, Index n, Index at, Index total, DesignSide& to) {
+  const bool stored_dense = from.kind == DesignSide::Kind::dense || from.kind == DesignSide::Kind::matrix;
+  const Index width = from.kind == DesignSide::Kind::matrix ? from.cols : 1;  // stored columns per design
   if (at == 0) {
-    if (from.kind != DesignSide::Kind::dense && from.kind != DesignSide::Kind::index) to = DesignSide{};  // appended to
+    if (!stored_dense && from.kind != DesignSide::Kind::index) to = DesignSide{};  // appended to
     to.kind = from.kind;
     to.dim = from.dim;
+    to.cols = from.cols;
     to.scale = from.scale;
-    if (from.kind == DesignSide::Kind::dense) to.dense.resize(from.dim, total);
+    if (stored_dense) to.dense.resize(from.dim, total * width);
     if (from.kind == DesignSide::Kind::index) to.index.resize(total);
   }
   switch (from.kind) {
-    case DesignSide::Kind::dense: to.dense.middleCols(at, n) = from.dense.middleCols(first, n); break;
+    case DesignSide::Kind::dense:
+    case DesignSide::Kind::matrix:
+      to.dense.middleCols(at * width, n * width) = from.dense.middleCols(first * width, n * width);
+      break;
     case DesignSide::Kind::index: to.index.segment(at, n) = from.index.segment(first, n); break;
     default: to.append(from.slice(first, n)); break;  // sparse designs: the generic append
   }
@@ -162,7 +168,13 @@ void SyntheticSource::open(std::uint64_t seed) {
 
 Batch SyntheticSource::draw(Rng& rng, Index n, bool test, Index first) const {
   Batch b;
-  left_sampler_->sample(rng, config_.d1, n, b.left);
+  if (config_.matrix_designs) {
+    DesignSide entries;
+    left_sampler_->sample(rng, config_.d1, n * config_.d2, entries);  // A_i: d2 columns of dimension d
+    b.left = DesignSide::make_matrix(config_.d2, std::move(entries.dense));
+  } else {
+    left_sampler_->sample(rng, config_.d1, n, b.left);
+  }
   if (config_.without_replacement) b.left.index = entries_.rows.segment(first, n);  // the sampler's scale, Ω's rows
   if (right_sampler_) {
     DesignSide right;
@@ -202,8 +214,9 @@ const Batch& SyntheticSource::chunk(Index c) {
 
 Batch SyntheticSource::empty_batch() const {
   Batch b;
-  b.left.kind = left_sampler_->kind();
+  b.left.kind = config_.matrix_designs ? DesignSide::Kind::matrix : left_sampler_->kind();
   b.left.dim = config_.d1;
+  if (config_.matrix_designs) b.left.cols = config_.d2;
   if (right_sampler_) {
     DesignSide right;
     right.kind = config_.full_labels ? DesignSide::Kind::all : right_sampler_->kind();
@@ -249,16 +262,6 @@ namespace {
   throw ConfigError("at " + p.path_of(name) + ": " + message);
 }
 
-std::string kind_name(DesignSide::Kind k) {
-  switch (k) {
-    case DesignSide::Kind::dense: return "dense";
-    case DesignSide::Kind::sparse: return "sparse";
-    case DesignSide::Kind::index: return "index";
-    case DesignSide::Kind::all: return "all";
-  }
-  return "unknown";
-}
-
 bool accepts(const std::vector<DesignSide::Kind>& kinds, DesignSide::Kind k) {
   return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
 }
@@ -290,10 +293,16 @@ SpectrumSigns signs_from(const std::string& s) {
   return SpectrumSigns::mixed;
 }
 
+/// True when the operator takes whole design matrices (gaussian_ensemble), drawn entry by entry.
+bool takes_matrices(const SensingOperator& op) { return op.accepted_left() == std::vector{DesignSide::Kind::matrix}; }
+
 void check_sampler(const Params& p, const std::string& param, const Sampler& sampler, const std::string& sampler_name,
                    const std::vector<DesignSide::Kind>& accepted, const std::string& side,
                    const std::string& operator_name) {
-  if (!accepts(accepted, sampler.kind()))
+  // A matrix design's entries are drawn by a dense sampler, d2 design vectors per matrix.
+  const bool drawn = accepts(accepted, sampler.kind()) ||
+                     (accepts(accepted, DesignSide::Kind::matrix) && sampler.kind() == DesignSide::Kind::dense);
+  if (!drawn)
     reject(p, param,
            "operator '" + operator_name + "' takes " + kinds_text(accepted) + " " + side + " designs, but sampler '" +
                sampler_name + "' makes " + kind_name(sampler.kind()) + " designs");
@@ -329,6 +338,7 @@ SyntheticConfig read_config(const Params& p, const SensingOperator& op, const st
   c.prefetch = p.integer("prefetch");
   c.without_replacement = p.string("entries") == "without_replacement";
   c.min_per_line = p.integer("min_per_line");
+  c.matrix_designs = takes_matrices(op);
 
   const std::string truth = p.string("truth");
   const std::string op_text = "operator '" + operator_name + "'";
@@ -339,7 +349,7 @@ SyntheticConfig read_config(const Params& p, const SensingOperator& op, const st
   if (!is_square(c.structure) && op.symmetric())
     reject(p, "truth", "truth '" + truth + "' is a rectangular d x d2 matrix; " + op_text +
                            " only sees its symmetric part (use \"symmetric\" or \"psd\")");
-  if (is_symmetric(c.structure) && !op.symmetric() && op.accepted_left() != op.accepted_right())
+  if (is_symmetric(c.structure) && !op.symmetric() && !c.matrix_designs && op.accepted_left() != op.accepted_right())
     reject(p, "truth", "truth '" + truth + "' is symmetric, but " + op_text +
                            " pairs designs of different kinds (features and labels); use \"general\" or \"unit_columns\"");
 
@@ -412,6 +422,10 @@ std::unique_ptr<Component> make_synthetic(const Params& p, const BuildContext& c
   if (op->symmetric()) {
     if (p.has("right_sampler"))
       reject(p, "right_sampler", "operator '" + operator_name + "' is symmetric: its right design is the left one");
+  } else if (takes_matrices(*op)) {
+    if (p.has("right_sampler"))
+      reject(p, "right_sampler", "operator '" + operator_name + "' takes one matrix A_i per measurement, drawn by "
+                                 "\"sampler\"; it has no right design");
   } else if (p.has("right_sampler")) {
     right = ctx.registry.create<Sampler>(p.raw("right_sampler"), Kind::sampler, p.path_of("right_sampler"));
     check_sampler(p, "right_sampler", *right, plugin_name(p.raw("right_sampler")), op->accepted_right(), "right",
@@ -446,11 +460,12 @@ Footprint synthetic_footprint(const Params& p, const FootprintContext& ctx) {
   const Index d2 = p.has("d2") ? p.integer("d2") : d1;
   Footprint f;
   f.data.shape = ProblemShape{d1, d2, op->symmetric()};
-  const double left = design_bytes(ctx.registry, p.raw("sampler"), d1);
+  // A matrix design is d2 draws of the sampler's design vector.
+  const double left = design_bytes(ctx.registry, p.raw("sampler"), d1) * (takes_matrices(*op) ? static_cast<double>(d2) : 1.0);
   const DesignSide::Kind left_kind = ctx.registry.create<Sampler>(p.raw("sampler"), Kind::sampler)->kind();
-  f.data.dense_designs = left_kind == DesignSide::Kind::dense;
+  f.data.dense_designs = left_kind == DesignSide::Kind::dense && !takes_matrices(*op);
   double right = 0;
-  if (!op->symmetric()) {
+  if (!op->symmetric() && !takes_matrices(*op)) {
     if (p.has("right_sampler")) right = design_bytes(ctx.registry, p.raw("right_sampler"), d2);
     else if (accepts(op->accepted_right(), left_kind))
       right = design_bytes(ctx.registry, p.raw("sampler"), d2);

@@ -63,6 +63,9 @@ struct SyntheticConfig {
   /// distinct from them, instead of entries drawn with replacement (entry_set.hpp).
   bool without_replacement = false;
   Index min_per_line = 0;  ///< without replacement: entries in every row and column of the training set
+  /// The operator takes matrix designs (gaussian_ensemble): each measurement's A_i is d2 draws of
+  /// the left sampler in dimension d, side by side.
+  bool matrix_designs = false;
 };
 
 /// A reproducible stream of synthetic measurements.

@@ -193,3 +193,28 @@ TEST_CASE("design sides reject misuse", "[batch][errors]") {
   DesignSide scaled = DesignSide::make_index(4, ok, 2.0);
   CHECK_THROWS_AS(scaled.append(DesignSide::make_index(4, ok, 1.0)), std::invalid_argument);
 }
+
+TEST_CASE("matrix designs: count, slice and append keep whole design matrices", "[batch]") {
+  Matrix blocks(3, 4 * 2);  // four 3 × 2 design matrices
+  for (Index j = 0; j < blocks.cols(); ++j)
+    for (Index i = 0; i < 3; ++i) blocks(i, j) = 10.0 * static_cast<double>(j) + static_cast<double>(i);
+  Batch b;
+  b.left = DesignSide::make_matrix(2, blocks);
+  b.y = Vector::LinSpaced(4, 0.0, 3.0);
+  CHECK(b.left.count() == 4);
+  CHECK(b.instances() == 4);
+  CHECK(b.d2() == 2);
+  CHECK(kind_name(b.left.kind) == "matrix");
+  const Batch middle = b.slice(1, 2);
+  CHECK(middle.left.cols == 2);
+  CHECK(middle.left.dense == blocks.middleCols(2, 4));
+  Batch joined = b.slice(0, 1);
+  joined.append(b.slice(1, 3));
+  CHECK(joined.left.dense == blocks);
+  CHECK(joined.y == b.y);
+  DesignSide other = DesignSide::make_matrix(4, Matrix::Zero(3, 8));  // two 3 × 4 matrices: another shape
+  CHECK_THROWS_AS(b.left.append(other), std::invalid_argument);
+  CHECK_THROWS_AS(DesignSide::make_matrix(3, blocks), std::invalid_argument);  // 8 columns are not whole 3-column designs
+  CHECK_THROWS_AS(b.left.project(Matrix::Zero(3, 1)), std::logic_error);
+  CHECK_THROWS_AS(b.left.to_dense(), std::logic_error);
+}
