@@ -6,6 +6,7 @@
 
 #include "rankone/core/errors.hpp"
 #include "rankone/estimation/spectral.hpp"
+#include "rankone/linalg/balanced_factors.hpp"
 #include "rankone/linalg/eigensolvers.hpp"
 #include "rankone/store/saved_model.hpp"
 
@@ -35,30 +36,6 @@ Matrix gaussian(Rng& rng, Index rows, Index cols) {
 }
 
 std::string shape_text(Index rows, Index cols) { return std::to_string(rows) + " × " + std::to_string(cols); }
-
-/// Balanced rank-k factors (L Σ^½, R Σ^½) of the model's matrix, from its factors: thin QR of each
-/// side, then the SVD of the small core (exact, O(d k²)); k above the model's rank gives zero columns.
-std::pair<Matrix, Matrix> balanced_factors(const LowRankModel& m, Index k) {
-  Matrix P = m.left, Q = m.right;
-  if (m.symmetrize) {  // (L R' + R L')/2 = [L R] ([R L] / 2)'
-    P.resize(m.left.rows(), 2 * m.left.cols());
-    P << m.left, m.right;
-    Q.resize(m.right.rows(), 2 * m.right.cols());
-    Q << 0.5 * m.right, 0.5 * m.left;
-  }
-  const Eigen::HouseholderQR<Matrix> qp(P), qq(Q);
-  const Index r = P.cols();
-  const Matrix Qp = qp.householderQ() * Matrix::Identity(P.rows(), r);
-  const Matrix Qq = qq.householderQ() * Matrix::Identity(Q.rows(), r);
-  const Matrix Rp = Qp.transpose() * P, Rq = Qq.transpose() * Q;
-  const Eigen::JacobiSVD<Matrix> core(Rp * Rq.transpose(), Eigen::ComputeFullU | Eigen::ComputeFullV);
-  Matrix left = Matrix::Zero(P.rows(), k), right = Matrix::Zero(Q.rows(), k);
-  const Index shared = std::min(k, r);
-  const Vector root = core.singularValues().head(shared).cwiseSqrt();
-  left.leftCols(shared) = Qp * core.matrixU().leftCols(shared) * root.asDiagonal();
-  right.leftCols(shared) = Qq * core.matrixV().leftCols(shared) * root.asDiagonal();
-  return {left, right};
-}
 
 /// `x` moved by Gaussian noise of norm `distance`·‖x‖ (of norm `distance` when x = 0).
 Matrix perturbed(const Matrix& x, double distance, Rng& rng) {
@@ -132,10 +109,10 @@ Start NearTruthStart::initialize(const DataSource& data, const StartRequest& req
   if (truth->zero_diagonal)
     throw ConfigError("at " + path_ + ": near_truth: the planted truth removes its diagonal (fm, zero_diagonal) and has "
                       "no low-rank factors to start near");
-  auto [left, right] = balanced_factors(*truth, request.rank);
+  const BalancedFactors balanced = balanced_factors(*truth, request.rank);
   LowRankModel model;
-  model.left = perturbed(left, distance_, rng);
-  model.right = perturbed(right, distance_, rng);
+  model.left = perturbed(balanced.left, distance_, rng);
+  model.right = perturbed(balanced.right, distance_, rng);
   model.symmetrize = data.shape().symmetric;
   if (request.first_order && data.sensing_operator().has_first_order()) {
     const Vector w = truth->has_first_order() ? truth->w : Vector::Zero(data.shape().d1);

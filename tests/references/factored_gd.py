@@ -64,6 +64,24 @@ def gradient(op, y, L, R):
     return S @ R, S.T @ L
 
 
+def moment_gradient(op, y, L, R):
+    """(S R, S' L) with S = op.moment_inverse(A(L R') - y), the residual's moment estimate.
+
+    On every operator whose moment inverse has no trace shift it is (c/n) A*(r), so this is
+    `gradient`. On symmetric rank-one sensing, E[A*(A(E))]/n = 2E + tr(E) I makes f steeper along
+    the trace (by 1 + k/2 on the rank-k tangent space, so no fixed step serves every rank);
+    S = (A*(r)/n - mean(r) I)/2 has E[S] = L R' - M*, the bias removed. The C++ estimators use S.
+    """
+    S = op.moment_inverse(residual(op, y, L @ R.T))
+    return S @ R, S.T @ L
+
+
+def moment_gradient_symmetric(op, y, X):
+    """(S + S') X with S = op.moment_inverse(A(X X') - y) (see moment_gradient)."""
+    S = op.moment_inverse(residual(op, y, X @ X.T))
+    return (S + S.T) @ X
+
+
 def loss_symmetric(op, y, X):
     """f(X) = (c/(2n)) ||A(X X') - y||^2."""
     return loss(op, y, X, X)
@@ -116,9 +134,10 @@ def right_solve(G, P):
     return np.linalg.solve(P, G.T).T
 
 
-def step(op, y, L, R, preconditioner, eta, sigma):
-    """One asymmetric step from (L, R); `sigma` is vanilla GD's step scale (unused by 'scaled')."""
-    gL, gR = gradient(op, y, L, R)
+def step(op, y, L, R, preconditioner, eta, sigma, direction=None):
+    """One asymmetric step from (L, R); `sigma` is vanilla GD's step scale (unused by 'scaled');
+    `direction` the gradient function (default `gradient`; `moment_gradient` for the C++ form)."""
+    gL, gR = (direction or gradient)(op, y, L, R)
     if preconditioner == "scaled":
         return L - eta * right_solve(gL, R.T @ R), R - eta * right_solve(gR, L.T @ L)
     if preconditioner == "none":
@@ -127,9 +146,9 @@ def step(op, y, L, R, preconditioner, eta, sigma):
     raise ValueError(f"unknown preconditioner {preconditioner!r}")
 
 
-def step_symmetric(op, y, X, preconditioner, eta, sigma):
-    """One symmetric step from X."""
-    g = gradient_symmetric(op, y, X)
+def step_symmetric(op, y, X, preconditioner, eta, sigma, direction=None):
+    """One symmetric step from X (`direction`: default `gradient_symmetric`)."""
+    g = (direction or gradient_symmetric)(op, y, X)
     if preconditioner == "scaled":
         return X - eta * right_solve(g, X.T @ X)
     if preconditioner == "none":

@@ -58,6 +58,26 @@ def normalized_step(op, G, U, V, projection="column"):
     return num / den if den > 0 else 0.0
 
 
+def moment_step(op, y, X, U, V, step="fixed", delta=1.0 / 3.0):
+    """One step along S = op.moment_inverse(A(X) - y) (factored_gd.moment_gradient: S is (c/n) A*(r)
+    on every operator without a trace shift, where this is the step of `run`; on symmetric rank-one
+    sensing its trace bias removed). 'fixed': X - S/(1 + delta). 'normalized': the exact line search
+    of f along D = U U' S, alpha = <grad f, D> / ((c/n) ||A(D)||^2), grad f = (c/n) A*(r).
+    Returns (P_k(X - mu S), U, V) of the new iterate."""
+    r = op.forward(X) - y
+    S = op.moment_inverse(r)
+    if step == "fixed":
+        mu = 1.0 / (1.0 + delta)
+    elif step == "normalized":
+        D = project(S, U, V, "column")
+        grad = (op.scale / op.n) * op.adjoint(r)
+        den = (op.scale / op.n) * float(np.sum(op.forward(D) ** 2))
+        mu = float(np.sum(grad * D)) / den if den > 0 else 0.0
+    else:
+        raise ValueError(f"unknown step {step!r}")
+    return best_rank_k(X - mu * S, U.shape[1])
+
+
 def relative_error(X, truth):
     return np.linalg.norm(X - truth) / np.linalg.norm(truth)
 

@@ -1,0 +1,120 @@
+#include "rankone/estimation/fixed_sample.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rankone {
+namespace {
+
+double rms(const Vector& v) { return v.size() > 0 ? v.norm() / std::sqrt(static_cast<double>(v.size())) : 0.0; }
+
+constexpr const char* kTrainingFit = "relative training residual ‖y − ŷ‖/‖y‖ of the iterate before the step";
+
+}  // namespace
+
+Json FixedSampleEstimator::example_data() {
+  return Json{{"name", "synthetic"}, {"operator", "gaussian_ensemble"}, {"d", 8}, {"d2", 6}, {"rank", 2},
+              {"truth", "general"}, {"size", 200}, {"test_size", 50}};
+}
+
+Footprint FixedSampleEstimator::training_footprint(const FootprintContext& c) {
+  const double n = c.data.training_instances;
+  Footprint f;
+  f.add("the training set of " + format_count(n) + " instances and the start's copy", 2 * batch_bytes(c.data, n));
+  f.add("residuals", dense_bytes(n * c.data.measurements_per_instance, 2));
+  return f;
+}
+
+FixedSampleEstimator::FixedSampleEstimator(const FixedSampleSettings& settings)
+    : IterativeEstimator(settings.max_iterations, settings.tolerance), divergence_factor_(settings.divergence_factor) {
+  describe_best_iterate("the training set", "iteration");
+}
+
+bool FixedSampleEstimator::read_training_set(DataSource& data, const std::string& estimator_name) {
+  if (!data.finite() || !data.size()) {
+    finish(Status::failed, estimator_name + " fits a fixed training set: it needs a finite source (synthetic with `size`, "
+                                            "or a file)");
+    return false;
+  }
+  op_ = &data.sensing_operator();
+  shape_ = data.shape();
+  training_ = data.next(*data.size());
+  if (training_.empty()) {
+    finish(Status::failed, "the source holds no training measurements");
+    return false;
+  }
+  const MomentInverse inverse = op_->isotropic_inverse(shape_);
+  loss_scale_ = inverse.scale;
+  trace_shift_ = shape_.d1 == shape_.d2 ? inverse.trace_shift : 0.0;
+  response_rms_ = rms(training_.y);
+  return true;
+}
+
+StartRequest FixedSampleEstimator::start_request(Index rank) const {
+  StartRequest request;
+  request.rank = rank;
+  request.batch_size = training_.instances();
+  request.read = [this](Index n) { return n >= training_.instances() ? training_ : training_.slice(0, n); };
+  request.refusal = [this](Index n, const std::string& parameter) -> std::string {
+    if (n <= training_.instances()) return "";
+    return parameter + " = " + std::to_string(n) + " exceeds the " + std::to_string(training_.instances()) +
+           " training instances";
+  };
+  return request;
+}
+
+Vector FixedSampleEstimator::residual(const LowRankModel& model) const { return op_->forward(training_, model) - training_.y; }
+
+Matrix FixedSampleEstimator::gradient_times(const Vector& r, const Matrix& Z) const {
+  Matrix out = (loss_scale_ / static_cast<double>(r.size())) * op_->adjoint_times(training_, r, Z);
+  if (trace_shift_ != 0.0) out -= (loss_scale_ * trace_shift_ * r.mean()) * Z;
+  return out;
+}
+
+Matrix FixedSampleEstimator::gradient_transpose_times(const Vector& r, const Matrix& Z) const {
+  Matrix out = (loss_scale_ / static_cast<double>(r.size())) * op_->adjoint_transpose_times(training_, r, Z);
+  if (trace_shift_ != 0.0) out -= (loss_scale_ * trace_shift_ * r.mean()) * Z;
+  return out;
+}
+
+Matrix FixedSampleEstimator::gradient_dense(const Vector& r) const {
+  Matrix out = (loss_scale_ / static_cast<double>(r.size())) * op_->adjoint_dense(training_, r);
+  if (trace_shift_ != 0.0) out.diagonal().array() -= loss_scale_ * trace_shift_ * r.mean();
+  return out;
+}
+
+Matrix FixedSampleEstimator::loss_gradient_dense(const Vector& r) const {
+  return (loss_scale_ / static_cast<double>(r.size())) * op_->adjoint_dense(training_, r);
+}
+
+double FixedSampleEstimator::gradient_dot(const Vector& r, double dot_with_S, double trace_of_direction) const {
+  return dot_with_S + loss_scale_ * trace_shift_ * r.mean() * trace_of_direction;
+}
+
+double FixedSampleEstimator::iterate(DataSource&) {
+  const int t = iteration();
+  const Vector r = residual(estimate());
+  const double residual_rms = rms(r);
+  if (!std::isfinite(residual_rms) || residual_rms > divergence_factor_ * response_rms_) {
+    const std::string kept = restore_best("; the estimate returned is the diverged iterate");
+    finish(Status::diverged, "training residual RMS " + short_number(residual_rms) + " after iteration " +
+                                 std::to_string(t) + (std::isfinite(residual_rms) ? " exceeds divergence_factor × the responses' RMS (" +
+                                                                                         short_number(divergence_factor_) + " × " +
+                                                                                         short_number(response_rms_) + ")"
+                                                                                   : " is not finite") +
+                                 kept);
+    return -1.0;
+  }
+  const double fit = response_rms_ > 0.0 ? residual_rms / response_rms_ : 0.0;
+  record_fit(fit, kTrainingFit);
+  keep_if_best(fit, t);
+  return advance(r);
+}
+
+void FixedSampleEstimator::measure_final_fit() {
+  if (record_test_fit(estimate(), "relative residual ‖y − ŷ‖/‖y‖ on the held-out test set")) return;
+  const double residual_rms = rms(residual(estimate()));
+  record_fit(response_rms_ > 0.0 ? residual_rms / response_rms_ : 0.0, "relative training residual ‖y − ŷ‖/‖y‖ (no held-out test set)");
+}
+
+}  // namespace rankone

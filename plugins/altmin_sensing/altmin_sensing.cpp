@@ -1,0 +1,145 @@
+#include "altmin_sensing.hpp"
+
+#include <Eigen/QR>
+#include <cmath>
+
+namespace rankone::altmin {
+
+using Options = AltMinOptions;
+
+const OptionsTable<Options>& Options::table() {
+  static const OptionsTable<Options> t = [] {
+    OptionsTable<Options> t;
+    Schema& s = t.schema();
+    t.bind(&Options::rank, s.integer("rank", 2, "rank k of the factors").at_least(1));
+    bind_fixed_sample_settings(t, 100, "each solves for U, then for V");
+    t.bind(&Options::solver_tolerance,
+           s.number("solver_tolerance", 1e-12,
+                    "each least-squares half-step runs conjugate gradients until the normal equations' residual is "
+                    "below this fraction of their right-hand side")
+               .above(0.0));
+    t.bind(&Options::solver_iterations,
+           s.integer("solver_iterations", std::nullopt,
+                     "conjugate-gradient steps allowed per half-step; default the number of unknowns d·k, the "
+                     "exact-arithmetic bound")
+               .at_least(1)
+               .make_nullable());
+    return t;
+  }();
+  return t;
+}
+
+namespace {
+
+Matrix orthonormal(const Matrix& F) {
+  const Eigen::HouseholderQR<Matrix> qr(F);
+  return qr.householderQ() * Matrix::Identity(F.rows(), F.cols());
+}
+
+double dot(const Matrix& a, const Matrix& b) { return (a.array() * b.array()).sum(); }
+
+struct State {
+  Matrix U, V_hat;
+};
+
+}  // namespace
+
+AltMinSensing::AltMinSensing(Options options)
+    : FixedSampleEstimator(options),
+      options_(std::move(options)) {}
+
+Matrix AltMinSensing::conjugate_gradients(const std::function<Matrix(const Matrix&)>& N, const Matrix& B) {
+  ++solves_;
+  Matrix X = Matrix::Zero(B.rows(), B.cols());
+  Matrix R = B, P = B;
+  double rr = dot(R, R);
+  const double stop = options_.solver_tolerance * std::sqrt(rr);
+  const int limit = options_.solver_iterations.value_or(static_cast<int>(B.size()));
+  for (int step = 0; step < limit; ++step) {
+    if (std::sqrt(rr) <= stop) return X;
+    const Matrix NP = N(P);
+    const double curvature = dot(P, NP);
+    if (!(curvature > 0.0)) return X;  // P in the null space: X is the minimum-norm solution so far
+    const double alpha = rr / curvature;
+    X += alpha * P;
+    R -= alpha * NP;
+    const double next = dot(R, R);
+    P = R + (next / rr) * P;
+    rr = next;
+    ++solver_steps_;
+  }
+  if (std::sqrt(rr) > stop) ++unconverged_solves_;
+  return X;
+}
+
+Matrix AltMinSensing::solve_right(const Matrix& U) {
+  const Batch& b = training();
+  const SensingOperator& op = sensing();
+  // Normal equations of V ↦ 𝒜(U V'): 𝒜'(𝒜(U V'))' U = 𝒜'(y)' U.
+  const auto N = [&](const Matrix& V) -> Matrix {
+    LowRankModel m;
+    m.left = U;
+    m.right = V;
+    return op.adjoint_transpose_times(b, op.forward(b, m), U);
+  };
+  return conjugate_gradients(N, op.adjoint_transpose_times(b, b.y, U));
+}
+
+Matrix AltMinSensing::solve_left(const Matrix& V) {
+  const Batch& b = training();
+  const SensingOperator& op = sensing();
+  const auto N = [&](const Matrix& U) -> Matrix {
+    LowRankModel m;
+    m.left = U;
+    m.right = V;
+    return op.adjoint_times(b, op.forward(b, m), V);
+  };
+  return conjugate_gradients(N, op.adjoint_times(b, b.y, V));
+}
+
+void AltMinSensing::start(DataSource& data, Rng& rng) {
+  if (!read_training_set(data, "altmin_sensing")) return;
+  symmetrize_ = sensing().symmetric();
+  const Start s = initial_model(data, start_request(options_.rank), rng);
+  if (!s.ok) return finish(Status::failed, "no start: " + s.failure);
+  U_ = s.basis.cols() == options_.rank ? s.basis : orthonormal(s.model.left);  // U_0: the start's column space
+  V_hat_ = solve_right(U_);
+}
+
+Estimate AltMinSensing::estimate() const {
+  Estimate e;
+  e.left = U_;
+  e.right = V_hat_;
+  e.symmetrize = symmetrize_;
+  return e;
+}
+
+Summary AltMinSensing::summary() const {
+  Summary s = FixedSampleEstimator::summary();
+  if (solves_ > 0)
+    s.notes.push_back("conjugate gradients: " + short_number(static_cast<double>(solver_steps_) / solves_) +
+                      " steps per least-squares solve on average" +
+                      (unconverged_solves_ > 0 ? ", " + std::to_string(unconverged_solves_) + " of " + std::to_string(solves_) +
+                                                     " solves stopped at solver_iterations above solver_tolerance"
+                                               : std::string()));
+  return s;
+}
+
+double AltMinSensing::advance(const Vector&) {
+  const Estimate before = estimate();
+  const Matrix U_hat = solve_left(orthonormal(V_hat_));
+  U_ = orthonormal(U_hat);
+  V_hat_ = solve_right(U_);
+  const Estimate after = estimate();
+  return difference_norms(after, &before).frobenius / std::max(difference_norms(before, nullptr).frobenius, 1e-300);
+}
+
+std::any AltMinSensing::snapshot() const { return State{U_, V_hat_}; }
+
+void AltMinSensing::restore(const std::any& state) {
+  const auto& x = std::any_cast<const State&>(state);
+  U_ = x.U;
+  V_hat_ = x.V_hat;
+}
+
+}  // namespace rankone::altmin

@@ -1,0 +1,181 @@
+#include "nuclear_norm.hpp"
+
+#include <Eigen/SVD>
+#include <cmath>
+#include <limits>
+
+namespace rankone::nuclear_norm {
+
+using Options = NuclearNormOptions;
+
+const OptionsTable<Options>& Options::table() {
+  static const OptionsTable<Options> t = [] {
+    OptionsTable<Options> t;
+    Schema& s = t.schema();
+    t.bind_choice(&Options::method,
+                  s.choice("method", "accelerated", {"proximal", "accelerated", "soft_impute"},
+                           "proximal: Ji & Ye's proximal gradient with backtracking; accelerated: their accelerated form "
+                           "(FISTA momentum); soft_impute: Mazumder, Hastie & Tibshirani's step, the proximal step at the "
+                           "exact Lipschitz constant 1/p of distinct entries"),
+                  {{"proximal", Method::proximal}, {"accelerated", Method::accelerated}, {"soft_impute", Method::soft_impute}});
+    t.bind(&Options::lambda, s.number("lambda", std::nullopt,
+                                      "one regularisation weight λ on the normalised loss; default the path from λ_max")
+                                 .above(0.0)
+                                 .make_nullable());
+    t.bind(&Options::lambda_ratio,
+           s.number("lambda_ratio", 1e-4, "the path ends at λ_max · lambda_ratio (λ_max = ‖∇f(0)‖₂, the smallest λ whose "
+                                          "solution is 0)")
+               .above(0.0)
+               .below(1.0));
+    t.bind(&Options::path_length, s.integer("path_length", 10, "values of λ, geometrically spaced after λ_max").at_least(1));
+    s.constraint({"lambda", "lambda_ratio", "path_length"}, "lambda gives one λ: the path's lambda_ratio and path_length do not apply",
+                 [](const Params& p) {
+                   return !p.has("lambda") || (p.number("lambda_ratio") == 1e-4 && p.integer("path_length") == 10);
+                 });
+    t.bind(&Options::stage_iterations, s.integer("stage_iterations", 500, "proximal steps allowed per value of λ").at_least(1));
+    bind_fixed_sample_settings(t, 5000, "proximal steps over the whole path", 1e-6,
+                               "each value of λ ends when ‖X_{t+1} − X_t‖_F / ‖X_t‖_F falls below this (the last: converged)");
+    return t;
+  }();
+  return t;
+}
+
+namespace {
+struct State {
+  Matrix dense, left, right;
+  double nuclear;
+};
+}  // namespace
+
+NuclearNorm::NuclearNorm(Options options) : FixedSampleEstimator(options), options_(std::move(options)) {}
+
+NuclearNorm::Iterate NuclearNorm::threshold(const Matrix& Y, double tau) const {
+  const Eigen::BDCSVD<Matrix> svd(Y, Eigen::ComputeThinU | Eigen::ComputeThinV);
+  const Vector shrunk = (svd.singularValues().array() - tau).max(0.0).matrix();
+  Index r = 0;
+  while (r < shrunk.size() && shrunk(r) > 0.0) ++r;
+  Iterate x;
+  x.left = svd.matrixU().leftCols(r) * shrunk.head(r).asDiagonal();
+  x.right = svd.matrixV().leftCols(r);
+  x.dense = x.left * x.right.transpose();
+  x.nuclear = shrunk.head(r).sum();
+  return x;
+}
+
+LowRankModel NuclearNorm::model_of(const Iterate& x) const {
+  LowRankModel m;
+  if (x.left.cols() == 0) {  // the zero matrix, as a rank-one model of zeros
+    m.left = Matrix::Zero(x.dense.rows(), 1);
+    m.right = Matrix::Zero(x.dense.cols(), 1);
+  } else {
+    m.left = x.left;
+    m.right = x.right;
+  }
+  m.symmetrize = symmetrize_;
+  return m;
+}
+
+void NuclearNorm::start(DataSource& data, Rng&) {
+  if (!read_training_set(data, "nuclear_norm")) return;
+  const ProblemShape shape = problem();
+  symmetrize_ = sensing().symmetric();
+  if (options_.method == Options::Method::soft_impute) {
+    const auto kinds = sensing().accepted_left();
+    if (kinds != std::vector{DesignSide::Kind::index} || sensing().symmetric())
+      return finish(Status::failed, "method \"soft_impute\" is for entries (operator \"entry\"), whose loss has the exact "
+                                    "Lipschitz constant 1/p; use \"proximal\" or \"accelerated\" for this operator");
+  }
+  // The start 0 is the solution at λ_max = ‖∇f(0)‖₂: the path begins there.
+  X_.dense = Matrix::Zero(shape.d1, shape.d2);
+  X_.left = Matrix(shape.d1, 0);
+  X_.right = Matrix(shape.d2, 0);
+  Y_ = X_.dense;
+  const Matrix g0 = loss_gradient_dense(-training().y);
+  const double top = Eigen::BDCSVD<Matrix>(g0).singularValues()(0);
+  if (!(top > 0.0)) return finish(Status::failed, "∇f(0) = 0: the responses are all zero, the solution is 0");
+  if (options_.lambda) {
+    lambdas_ = {*options_.lambda};
+  } else {
+    for (Index j = 1; j <= options_.path_length; ++j)
+      lambdas_.push_back(top * std::pow(options_.lambda_ratio, static_cast<double>(j) / static_cast<double>(options_.path_length)));
+  }
+  // Soft-Impute: L = c/n, the exact Lipschitz constant of f for distinct entries (never backtracked).
+  L_ = options_.method == Options::Method::soft_impute ? loss_scale() / static_cast<double>(training().size()) : 1.0;
+}
+
+Estimate NuclearNorm::estimate() const { return model_of(X_); }
+
+Summary NuclearNorm::summary() const {
+  Summary s = FixedSampleEstimator::summary();
+  if (!lambdas_.empty())
+    s.notes.push_back("λ path: " + std::to_string(lambdas_.size()) + " value(s) from " + short_number(lambdas_.front()) +
+                      " to " + short_number(lambdas_.back()) + ", reached λ = " + short_number(lambdas_[std::min(stage_, lambdas_.size() - 1)]) +
+                      "; estimate rank " + std::to_string(X_.left.cols()) + "; " + std::to_string(backtracks_) +
+                      " backtracking step(s), final L = " + short_number(L_));
+  return s;
+}
+
+double NuclearNorm::advance(const Vector& r) {
+  const double lambda = lambdas_[stage_];
+  const bool accelerated = options_.method == Options::Method::accelerated;
+  // The step starts from Y (the momentum point) or from X, whose residual the base already has.
+  const bool at_x = !accelerated || momentum_ == 1.0;
+  Vector rY = r;
+  if (!at_x) {
+    LowRankModel y_model;  // Y = Y · I': its measurements without an SVD
+    y_model.left = Y_;
+    y_model.right = Matrix::Identity(Y_.cols(), Y_.cols());
+    y_model.symmetrize = symmetrize_;
+    rY = residual(y_model);
+  }
+  const Matrix gY = loss_gradient_dense(rY);
+  const double fY = loss(rY);
+  Iterate Z;
+  for (;;) {
+    Z = threshold(Y_ - gY / L_, lambda / L_);
+    if (options_.method == Options::Method::soft_impute) break;
+    const Matrix D = Z.dense - Y_;
+    const double Q = fY + (D.array() * gY.array()).sum() + 0.5 * L_ * D.squaredNorm() + lambda * Z.nuclear;
+    const double F = loss(residual(model_of(Z))) + lambda * Z.nuclear;
+    if (F <= Q) break;
+    L_ *= 2.0;
+    ++backtracks_;
+    if (!std::isfinite(L_)) {
+      finish(Status::failed, "backtracking found no step: L overflowed");
+      return -1.0;
+    }
+  }
+  const double change = (Z.dense - X_.dense).norm() / std::max(X_.dense.norm(), 1e-300);
+  if (accelerated) {
+    const double next = 0.5 * (1.0 + std::sqrt(1.0 + 4.0 * momentum_ * momentum_));
+    Y_ = Z.dense + ((momentum_ - 1.0) / next) * (Z.dense - X_.dense);
+    momentum_ = next;
+  } else {
+    Y_ = Z.dense;
+  }
+  X_ = std::move(Z);
+  ++stage_steps_;
+  const bool stage_done = change < options_.tolerance || stage_steps_ >= options_.stage_iterations;
+  if (stage_done && stage_ + 1 < lambdas_.size()) {
+    ++stage_;  // warm start: the next λ from this solution, the momentum reset
+    stage_steps_ = 0;
+    Y_ = X_.dense;
+    momentum_ = 1.0;
+    return std::numeric_limits<double>::infinity();
+  }
+  return change;
+}
+
+std::any NuclearNorm::snapshot() const { return State{X_.dense, X_.left, X_.right, X_.nuclear}; }
+
+void NuclearNorm::restore(const std::any& state) {
+  const auto& s = std::any_cast<const State&>(state);
+  X_.dense = s.dense;
+  X_.left = s.left;
+  X_.right = s.right;
+  X_.nuclear = s.nuclear;
+  Y_ = X_.dense;
+  momentum_ = 1.0;
+}
+
+}  // namespace rankone::nuclear_norm

@@ -1,0 +1,64 @@
+#pragma once
+/// \file `nuclear_norm`: min_X f(X) + λ‖X‖_* on a fixed training set (estimation/fixed_sample.hpp)
+/// by proximal gradient steps X ← SVT_{λ/L}(Y − ∇f(Y)/L), plain or accelerated with Ji & Ye's
+/// backtracking, or Soft-Impute's exact step on entries, over a decreasing path of λ with warm
+/// starts. docs/plugins/nuclear_norm.md.
+#include <optional>
+#include <vector>
+
+#include "rankone/core/options_table.hpp"
+#include "rankone/estimation/fixed_sample.hpp"
+
+namespace rankone::nuclear_norm {
+
+struct NuclearNormOptions : FixedSampleSettings, DeclaredOptions<NuclearNormOptions> {
+  enum class Method { proximal, accelerated, soft_impute };
+
+  Method method;
+  std::optional<double> lambda;  ///< one λ; unset: the path
+  double lambda_ratio;           ///< the path ends at λ_max · lambda_ratio
+  Index path_length;             ///< values of λ after λ_max
+  int stage_iterations;          ///< steps allowed per λ
+
+  static const OptionsTable<NuclearNormOptions>& table();
+  NuclearNormOptions() { read_defaults(); }
+  explicit NuclearNormOptions(const Params& params) { read(params); }
+};
+
+class NuclearNorm final : public FixedSampleEstimator {
+ public:
+  explicit NuclearNorm(NuclearNormOptions options);
+  void start(DataSource& data, Rng& rng) override;
+  Estimate estimate() const override;
+  Summary summary() const override;
+
+ protected:
+  double advance(const Vector& r) override;
+  std::any snapshot() const override;
+  void restore(const std::any& state) override;
+
+ private:
+  /// A d1 × d2 matrix with its thin SVD's non-zero part (the iterates are low rank).
+  struct Iterate {
+    Matrix dense;
+    Matrix left;   ///< U diag(s), d1 × r
+    Matrix right;  ///< V, d2 × r
+    double nuclear = 0.0;
+  };
+  /// SVT_τ(Y): singular values shrunk by τ, those at 0 dropped.
+  Iterate threshold(const Matrix& Y, double tau) const;
+  LowRankModel model_of(const Iterate& x) const;
+
+  NuclearNormOptions options_;
+  std::vector<double> lambdas_;
+  std::size_t stage_ = 0;
+  int stage_steps_ = 0;
+  Iterate X_;
+  Matrix Y_;          ///< the point the next step starts from (X_ without acceleration)
+  double momentum_ = 1.0;  ///< a_k of the accelerated method
+  double L_ = 1.0;         ///< the step's Lipschitz estimate
+  long backtracks_ = 0;
+  bool symmetrize_ = false;
+};
+
+}  // namespace rankone::nuclear_norm
