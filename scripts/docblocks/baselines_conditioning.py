@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Prints the table of docs/baselines-conditioning.md from a run of
+experiments/baselines/conditioning.json: per estimator and condition number κ, the median number
+of iterations to a relative spectral error of 1e-8 (the `stop` rule ends a trial there; a trial
+that did not reach it counts as "> budget"), and the final error's median.
+
+usage: baselines_conditioning.py RESULTS_DIR           the table
+       baselines_conditioning.py summary RESULTS_DIR   one sentence: each estimator's growth in
+                                                       iterations from the smallest to the largest κ
+"""
+import sys
+
+from results import MISSING, axis, design, fail, median, select, sig, trials
+
+EXPERIMENT = "experiments/baselines/conditioning.json"
+
+
+def reached(t):
+    return t.info.get("status") == "converged" and t.final("relative_error_M") <= 1e-8
+
+
+def iterations(ts):
+    """The median iterations to 1e-8 over the trials, None when one of them did not reach it."""
+    if not ts or not all(reached(t) for t in ts):
+        return None
+    return median([t.iteration_count for t in ts])
+
+
+def cells(resolved, ts):
+    labels = [e["label"] for e in resolved["estimators"]]
+    kappas = axis(resolved, "data.condition_number")
+    budget = resolved["estimators"][0]["max_iterations"]
+    return labels, kappas, budget, {(l, k): [t for t in select(ts, data__condition_number=k) if t["label"] == l]
+                                    for l in labels for k in kappas}
+
+
+def table(resolved, ts):
+    labels, kappas, budget, by = cells(resolved, ts)
+    print("| iterations to 1e-8 (median of " + str(resolved["repetitions"]) + ") | " +
+          " | ".join(f"κ = {k:g}" for k in kappas) + " |")
+    print("|---" * (len(kappas) + 1) + "|")
+    for l in labels:
+        row = []
+        for k in kappas:
+            mine = by[(l, k)]
+            n = iterations(mine)
+            row.append(MISSING if not mine else f"> {budget}" if n is None else f"{n:g}")
+        print(f"| {l} | " + " | ".join(row) + " |")
+
+
+def summary(resolved, ts):
+    labels, kappas, budget, by = cells(resolved, ts)
+    low, high = min(kappas), max(kappas)
+    parts = []
+    for l in labels:
+        a, b = iterations(by[(l, low)]), iterations(by[(l, high)])
+        if a is None or b is None:
+            parts.append(f"{l} does not reach 1e-8 within {budget} iterations at κ = {low if a is None else high:g}")
+        else:
+            parts.append(f"{l} {a:g} → {b:g} ({b / a:.2g}×)")
+    print(f"Iterations to 1e-8 from κ = {low:g} to κ = {high:g}: " + "; ".join(parts) + ".")
+
+
+def main():
+    args = sys.argv[1:]
+    mode = args.pop(0) if len(args) == 2 and args[0] == "summary" else "table"
+    if len(args) != 1:
+        fail("usage: baselines_conditioning.py [summary] RESULTS_DIR")
+    resolved = design(EXPERIMENT)
+    {"table": table, "summary": summary}[mode](resolved, trials(args[0]))
+
+
+if __name__ == "__main__":
+    main()
