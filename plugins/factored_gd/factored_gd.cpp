@@ -41,6 +41,9 @@ double Options::step() const {
 }
 
 namespace {
+/// What a message says of the estimate when a step could not be taken and no best iterate is kept.
+constexpr const char* kUnchanged = "; the estimate returned is the iterate this step started from";
+
 struct Factors {
   Matrix L, R;
 };
@@ -96,9 +99,9 @@ double FactoredGd::advance(const Vector& r) {
     if (scaled) {
       Matrix step;
       if (!right_solve(G, L_.transpose() * L_, step)) {
-        finish(Status::failed, "X'X is singular at iteration " + std::to_string(t) +
-                                   " (X lost rank: fewer than k positive eigenvalues in the start? use factorization "
-                                   "\"general\" for an indefinite truth)");
+        finish(Status::diverged, "X'X is singular at iteration " + std::to_string(t) +
+                                     " (X lost rank: fewer than k positive eigenvalues in the start? use factorization "
+                                     "\"general\" for an indefinite truth)" + restore_best(kUnchanged));
         return -1.0;
       }
       L_ -= eta * step;
@@ -110,7 +113,8 @@ double FactoredGd::advance(const Vector& r) {
     if (scaled) {
       Matrix stepL, stepR;
       if (!right_solve(GL, R_.transpose() * R_, stepL) || !right_solve(GR, L_.transpose() * L_, stepR)) {
-        finish(Status::failed, "L'L or R'R is singular at iteration " + std::to_string(t) + " (a factor lost rank)");
+        finish(Status::diverged, "L'L or R'R is singular at iteration " + std::to_string(t) + " (a factor lost rank)" +
+                                     restore_best(kUnchanged));
         return -1.0;
       }
       L_ -= eta * stepL;
