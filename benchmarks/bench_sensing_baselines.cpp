@@ -1,0 +1,101 @@
+// The fixed-sample sensing baselines' speed (plugins/factored_gd, plugins/svp): one iteration of
+// the estimator on its training set beside the work that iteration cannot avoid, timed right after
+// each step on the same data (docs/PERFORMANCE.md): for factored_gd the forward product and the two
+// adjoint products of its gradient, for svp the forward product, the dense adjoint and the SVD of
+// its projection.
+//
+//   cmake --build build --target bench_sensing_baselines && build/bin/bench_sensing_baselines
+#include <benchmark/benchmark.h>
+
+#include <Eigen/SVD>
+#include <ctime>
+
+#include "bench_support.hpp"
+
+using namespace rankone;
+
+namespace {
+
+constexpr Index kD = 200;
+constexpr Index kRank = 5;
+constexpr Index kSize = 10 * kRank * 2 * kD;  // 20 000 measurements: 10 per degree of freedom
+
+Json source_ref() {
+  return Json{{"name", "synthetic"}, {"operator", "asymmetric_rank_one"}, {"d", kD}, {"rank", kRank},
+              {"truth", "general"},  {"condition_number", 2.0},           {"size", kSize}};
+}
+
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+/// Steps `estimator_ref` on the training set, and after each step (untimed) runs `products` on the
+/// same data and model, recording their mean CPU time in the counter products_cpu_seconds.
+template <class Products>
+void iterations(benchmark::State& state, const Json& estimator_ref, Products products) {
+  auto data = bench::make<DataSource>(source_ref(), Kind::data_source);
+  data->open(1);
+  auto training = bench::make<DataSource>(source_ref(), Kind::data_source);
+  training->open(1);
+  const Batch batch = training->next(kSize);  // the estimator's training set, bit for bit
+  auto estimator = bench::make<Estimator>(estimator_ref, Kind::estimator);
+  Rng rng(2);
+  estimator->start(*data, rng);
+  if (estimator->summary().status != Status::running) state.SkipWithError(estimator->summary().message.c_str());
+  double products_seconds = 0.0;
+  for (auto _ : state) {
+    if (!estimator->step(*data)) state.SkipWithError(estimator->summary().message.c_str());
+    state.PauseTiming();
+    const Estimate model = estimator->estimate();
+    const double before = thread_cpu_seconds();
+    products(data->sensing_operator(), batch, model);
+    products_seconds += thread_cpu_seconds() - before;
+    state.ResumeTiming();
+  }
+  state.counters["products_cpu_seconds"] = products_seconds / static_cast<double>(state.iterations());
+  state.SetItemsProcessed(state.iterations() * kSize);
+}
+
+Json estimator(const char* name, Json extra) {
+  extra["name"] = name;
+  extra["max_iterations"] = 1000000;
+  extra["tolerance"] = 0.0;
+  extra["divergence_factor"] = 1e300;
+  return extra;
+}
+
+/// factored_gd's products: r = 𝒜(L R') − y, 𝒜'(r) R and 𝒜'(r)' L.
+void gradient_products(const SensingOperator& op, const Batch& b, const Estimate& m) {
+  const Vector r = op.forward(b, m) - b.y;
+  const Matrix SR = op.adjoint_times(b, r, m.right), SL = op.adjoint_transpose_times(b, r, m.left);
+  benchmark::DoNotOptimize(SR.data());
+  benchmark::DoNotOptimize(SL.data());
+}
+
+/// svp's products and projection: r, 𝒜'(r) formed densely, and the SVD of the d × d step.
+void projection_products(const SensingOperator& op, const Batch& b, const Estimate& m) {
+  const Vector r = op.forward(b, m) - b.y;
+  const Matrix S = op.adjoint_dense(b, r);
+  const Eigen::BDCSVD<Matrix> svd(m.left * m.right.transpose() - S, Eigen::ComputeThinU | Eigen::ComputeThinV);
+  benchmark::DoNotOptimize(svd.singularValues().data());
+}
+
+void BM_ScaledGdIteration(benchmark::State& state) {
+  iterations(state, estimator("factored_gd", Json{{"rank", kRank}}), gradient_products);
+}
+void BM_VanillaGdIteration(benchmark::State& state) {
+  iterations(state, estimator("factored_gd", Json{{"rank", kRank}, {"preconditioner", "none"}}), gradient_products);
+}
+void BM_SvpIteration(benchmark::State& state) {
+  iterations(state, estimator("svp", Json{{"rank", kRank}}), projection_products);
+}
+
+}  // namespace
+
+BENCHMARK(BM_ScaledGdIteration)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_VanillaGdIteration)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_SvpIteration)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+BENCHMARK_MAIN();
