@@ -50,6 +50,14 @@ bool FixedSampleEstimator::read_training_set(DataSource& data, const std::string
   return true;
 }
 
+bool FixedSampleEstimator::rank_fits(Index rank) {
+  const Index most = std::min(shape_.d1, shape_.d2);
+  if (rank <= most) return true;
+  finish(Status::failed, "rank " + std::to_string(rank) + " exceeds min(d1, d2) = " + std::to_string(most) + " of the " +
+                             std::to_string(shape_.d1) + " × " + std::to_string(shape_.d2) + " matrix");
+  return false;
+}
+
 StartRequest FixedSampleEstimator::start_request(Index rank) const {
   StartRequest request;
   request.rank = rank;

@@ -23,6 +23,7 @@ const OptionsTable<Options>& Options::table() {
                      "conjugate-gradient steps allowed per half-step; default the number of unknowns d·k, the "
                      "exact-arithmetic bound")
                .at_least(1)
+               .at_most(kMaxCount)
                .make_nullable());
     return t;
   }();
@@ -98,7 +99,7 @@ Matrix AltMinSensing::solve_left(const Matrix& V) {
 }
 
 void AltMinSensing::start(DataSource& data, Rng& rng) {
-  if (!read_training_set(data, "altmin_sensing")) return;
+  if (!read_training_set(data, "altmin_sensing") || !rank_fits(options_.rank)) return;
   symmetrize_ = sensing().symmetric();
   const Start s = initial_model(data, start_request(options_.rank), rng);
   if (!s.ok) return finish(Status::failed, "no start: " + s.failure);

@@ -54,7 +54,7 @@ FactoredGd::FactoredGd(Options options)
       options_(std::move(options)) {}
 
 void FactoredGd::start(DataSource& data, Rng& rng) {
-  if (!read_training_set(data, "factored_gd")) return;
+  if (!read_training_set(data, "factored_gd") || !rank_fits(options_.rank)) return;
   const ProblemShape shape = problem();
   symmetrize_ = sensing().symmetric();
   if (psd() && shape.d1 != shape.d2)

@@ -1,6 +1,7 @@
 #include "nuclear_norm.hpp"
 
 #include <Eigen/SVD>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -27,12 +28,14 @@ const OptionsTable<Options>& Options::table() {
                                           "solution is 0)")
                .above(0.0)
                .below(1.0));
-    t.bind(&Options::path_length, s.integer("path_length", 10, "values of λ, geometrically spaced after λ_max").at_least(1));
+    t.bind(&Options::path_length,
+           s.integer("path_length", 10, "values of λ, geometrically spaced after λ_max").at_least(1).at_most(10000));
     s.constraint({"lambda", "lambda_ratio", "path_length"}, "lambda gives one λ: the path's lambda_ratio and path_length do not apply",
                  [](const Params& p) {
                    return !p.has("lambda") || (p.number("lambda_ratio") == 1e-4 && p.integer("path_length") == 10);
                  });
-    t.bind(&Options::stage_iterations, s.integer("stage_iterations", 500, "proximal steps allowed per value of λ").at_least(1));
+    t.bind(&Options::stage_iterations,
+           s.integer("stage_iterations", 500, "proximal steps allowed per value of λ").at_least(1).at_most(kMaxCount));
     bind_fixed_sample_settings(t, 5000, "proximal steps over the whole path", 1e-6,
                                "each value of λ ends when ‖X_{t+1} − X_t‖_F / ‖X_t‖_F falls below this (the last: converged)");
     return t;
@@ -41,6 +44,9 @@ const OptionsTable<Options>& Options::table() {
 }
 
 namespace {
+/// Rounding allowance of the backtracking test (Ji & Ye's F ≤ Q), so that L never doubles on noise.
+constexpr double kBacktrackSlack = 1e-12;
+
 struct State {
   Matrix dense, left, right;
   double nuclear;
@@ -99,8 +105,24 @@ void NuclearNorm::start(DataSource& data, Rng&) {
     for (Index j = 1; j <= options_.path_length; ++j)
       lambdas_.push_back(top * std::pow(options_.lambda_ratio, static_cast<double>(j) / static_cast<double>(options_.path_length)));
   }
-  // Soft-Impute: L = c/n, the exact Lipschitz constant of f for distinct entries (never backtracked).
-  L_ = options_.method == Options::Method::soft_impute ? loss_scale() / static_cast<double>(training().size()) : 1.0;
+  // Soft-Impute: L = m·c/n, the exact Lipschitz constant of f (never backtracked), m the largest
+  // number of times one entry was drawn (1 for distinct entries: Mazumder et al.'s step).
+  L_ = options_.method == Options::Method::soft_impute ? largest_multiplicity() * loss_scale() / static_cast<double>(training().size())
+                                                      : 1.0;
+}
+
+double NuclearNorm::largest_multiplicity() const {
+  const Batch& b = training();
+  std::vector<std::int64_t> cells(static_cast<std::size_t>(b.size()));
+  for (Index t = 0; t < b.size(); ++t)
+    cells[static_cast<std::size_t>(t)] = static_cast<std::int64_t>(b.left.index(t)) * b.right->dim + b.right->index(t);
+  std::sort(cells.begin(), cells.end());
+  std::size_t most = cells.empty() ? 0 : 1;
+  for (std::size_t i = 0, run = 1; i + 1 < cells.size(); ++i) {
+    run = cells[i + 1] == cells[i] ? run + 1 : 1;
+    most = std::max(most, run);
+  }
+  return static_cast<double>(std::max<std::size_t>(most, 1));
 }
 
 Estimate NuclearNorm::estimate() const { return model_of(X_); }
@@ -117,6 +139,11 @@ Summary NuclearNorm::summary() const {
 
 double NuclearNorm::advance(const Vector& r) {
   const double lambda = lambdas_[stage_];
+  if (path_done_) {
+    finish(Status::max_iterations, "stage_iterations (" + std::to_string(options_.stage_iterations) +
+                                       ") reached at the last λ = " + short_number(lambda));
+    return -1.0;
+  }
   const bool accelerated = options_.method == Options::Method::accelerated;
   // The step starts from Y (the momentum point) or from X, whose residual the base already has.
   const bool at_x = !accelerated || momentum_ == 1.0;
@@ -137,7 +164,8 @@ double NuclearNorm::advance(const Vector& r) {
     const Matrix D = Z.dense - Y_;
     const double Q = fY + (D.array() * gY.array()).sum() + 0.5 * L_ * D.squaredNorm() + lambda * Z.nuclear;
     const double F = loss(residual(model_of(Z))) + lambda * Z.nuclear;
-    if (F <= Q) break;
+    // Relative slack: at a converged stage D ≈ 0 and F, Q are the same number computed two ways.
+    if (F <= Q + kBacktrackSlack * std::max(std::abs(F), std::abs(Q))) break;
     L_ *= 2.0;
     ++backtracks_;
     if (!std::isfinite(L_)) {
@@ -156,6 +184,10 @@ double NuclearNorm::advance(const Vector& r) {
   X_ = std::move(Z);
   ++stage_steps_;
   const bool stage_done = change < options_.tolerance || stage_steps_ >= options_.stage_iterations;
+  if (stage_done && stage_ + 1 == lambdas_.size() && !(change < options_.tolerance)) {
+    path_done_ = true;  // this step counts; the run ends before the next one
+    return change;
+  }
   if (stage_done && stage_ + 1 < lambdas_.size()) {
     ++stage_;  // warm start: the next λ from this solution, the momentum reset
     stage_steps_ = 0;

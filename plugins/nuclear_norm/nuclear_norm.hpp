@@ -48,6 +48,8 @@ class NuclearNorm final : public FixedSampleEstimator {
   /// SVT_τ(Y): singular values shrunk by τ, those at 0 dropped.
   Iterate threshold(const Matrix& Y, double tau) const;
   LowRankModel model_of(const Iterate& x) const;
+  /// The most times one entry occurs in the training set (entries only).
+  double largest_multiplicity() const;
 
   NuclearNormOptions options_;
   std::vector<double> lambdas_;
@@ -58,6 +60,7 @@ class NuclearNorm final : public FixedSampleEstimator {
   double momentum_ = 1.0;  ///< a_k of the accelerated method
   double L_ = 1.0;         ///< the step's Lipschitz estimate
   long backtracks_ = 0;
+  bool path_done_ = false;  ///< the last λ used its stage_iterations: the run ends at the next step
   bool symmetrize_ = false;
 };
 

@@ -42,7 +42,7 @@ Svp::Svp(Options options)
       options_(std::move(options)) {}
 
 void Svp::start(DataSource& data, Rng& rng) {
-  if (!read_training_set(data, "svp")) return;
+  if (!read_training_set(data, "svp") || !rank_fits(options_.rank)) return;
   symmetrize_ = sensing().symmetric();
   const Start s = initial_model(data, start_request(options_.rank), rng);
   if (!s.ok) return finish(Status::failed, "no start: " + s.failure);

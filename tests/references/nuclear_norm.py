@@ -24,6 +24,8 @@ falls below `tol` (or `stage_iters` steps), the next starting from its result, t
 
 import numpy as np
 
+SLACK = 1e-12  # the C++ estimator's rounding allowance in the backtracking test (a choice)
+
 
 def svt(Y, tau):
     """Singular value thresholding: U max(S - tau, 0) V'."""
@@ -56,7 +58,8 @@ def backtracked_step(op, y, Y, lam, L, gamma=2.0):
         Z = svt(Y - gY / L, lam / L)
         D = Z - Y
         Q = fY + float(np.sum(D * gY)) + 0.5 * L * float(np.sum(D * D)) + lam * nuclear(Z)
-        if f(op, y, Z) + lam * nuclear(Z) <= Q:
+        F = f(op, y, Z) + lam * nuclear(Z)
+        if F <= Q + SLACK * max(abs(F), abs(Q)):  # rounding allowance: at a converged stage F = Q
             return Z, L
         L *= gamma
 

@@ -120,6 +120,12 @@ TEST_CASE("factored_gd refuses what it cannot fit, naming the reason", "[factore
   CHECK_THAT(message(endless, Json{{"name", "factored_gd"}}), Contains("needs a finite source"));
   CHECK_THAT(message(baseline_source("asymmetric_rank_one", 8, 6, 100, "general"), Json{{"name", "factored_gd"}, {"factorization", "psd"}}),
              Contains("needs a square matrix; the data's is 8 × 6"));
+  for (const char* name : {"factored_gd", "svp", "altmin_sensing"})  // a rank no start can have, whatever the init
+    CHECK_THAT(message(baseline_source("asymmetric_rank_one", 8, 6, 100, "general"),
+                       Json{{"name", name}, {"rank", 7}, {"init", "random_init"}}),
+               Contains("rank 7 exceeds min(d1, d2) = 6 of the 8 × 6 matrix"));
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "factored_gd"}, {"max_iterations", 3000000000LL}}, Kind::estimator),
+                    Contains("max_iterations"));
   CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "factored_gd"}, {"preconditioner", "newton"}}, Kind::estimator),
                     Contains("preconditioner"));
 }

@@ -55,6 +55,29 @@ TEST_CASE("nuclear_norm recovers planted truths to the accuracy of its last λ",
   }
 }
 
+TEST_CASE("nuclear_norm: its step rules hold where they are hardest", "[nuclear_norm]") {
+  SECTION("tolerance 0: a converged λ does not inflate L by rounding") {
+    const test::FinishedRun run = test::run_to_end(
+        baseline_source("gaussian_ensemble", 10, 10, 150, "general"),
+        Json{{"name", "nuclear_norm"}, {"method", "proximal"}, {"lambda", 1e-5}, {"tolerance", 0.0}, {"stage_iterations", 1500}}, 5);
+    INFO(run.estimator->summary().notes.back());
+    CHECK(run.estimator->summary().status == Status::max_iterations);  // the last λ's step cap
+    CHECK_THAT(run.estimator->summary().message, Contains("stage_iterations (1500) reached at the last λ"));
+    CHECK(run.estimator->summary().iterations == 1500);
+    CHECK_THAT(run.estimator->summary().notes.back(), Contains("final L = "));
+    const std::string note = run.estimator->summary().notes.back();
+    const double L = std::stod(note.substr(note.find("final L = ") + 10));
+    CHECK(L < 8.0);  // (c/n)‖𝒜‖² is near 1 here; noise-driven doubling would reach 1e11
+  }
+  SECTION("Soft-Impute on entries drawn with replacement: the constant counts the most repeated entry") {
+    Json source = baseline_source("entry", 50, 50, 1000, "general");
+    source.erase("entries");
+    const test::FinishedRun run = test::run_to_end(source, Json{{"name", "nuclear_norm"}, {"method", "soft_impute"}}, 41);
+    INFO(run.estimator->summary().message);
+    CHECK(run.estimator->summary().status == Status::converged);
+  }
+}
+
 TEST_CASE("nuclear_norm refuses what does not apply, naming the reason", "[nuclear_norm][errors]") {
   const test::FinishedRun run = test::run_to_end(baseline_source("gaussian_ensemble", 6, 5, 60, "general"),
                                                  Json{{"name", "nuclear_norm"}, {"method", "soft_impute"}}, 1);

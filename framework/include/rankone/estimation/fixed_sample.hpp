@@ -21,6 +21,9 @@
 
 namespace rankone {
 
+/// The largest count an int setting takes (iterations, steps): the schema refuses more by name.
+inline constexpr double kMaxCount = 2147483647.0;
+
 /// The settings every fixed-sample estimator has, a base of its Options (bind_fixed_sample_settings).
 struct FixedSampleSettings {
   int max_iterations;
@@ -36,7 +39,8 @@ void bind_fixed_sample_settings(OptionsTable<Options>& t, std::int64_t iteration
                                 double tolerance = 1e-10,
                                 const std::string& tolerance_doc = "converged when ‖M_{t+1} − M_t‖_F / ‖M_t‖_F falls below this; 0: never") {
   Schema& s = t.schema();
-  t.bind(&FixedSampleSettings::max_iterations, s.integer("max_iterations", iterations, "iteration budget (" + what + ")").at_least(0));
+  t.bind(&FixedSampleSettings::max_iterations,
+         s.integer("max_iterations", iterations, "iteration budget (" + what + ")").at_least(0).at_most(kMaxCount));
   t.bind(&FixedSampleSettings::tolerance, s.number("tolerance", tolerance, tolerance_doc).at_least(0));
   s.number("divergence_factor", IterativeEstimator::kDefaultDivergenceFactor,
            "diverged when the training residual's RMS exceeds this multiple of the responses' RMS, or is not finite; "
@@ -59,6 +63,9 @@ class FixedSampleEstimator : public IterativeEstimator {
   /// Reads the training set and the loss scale; false, the run ended `failed` with the reason,
   /// when the source is endless or empty. Call first in `start`.
   bool read_training_set(DataSource& data, const std::string& estimator_name);
+  /// False, the run ended `failed` naming `rank`, when rank k exceeds min(d1, d2): no start can
+  /// have that rank (spectral_init refuses it, the other starts do not).
+  bool rank_fits(Index rank);
   /// A start request (interfaces/initializer.hpp) whose reader hands out the training set: a
   /// data-driven start (spectral_init) reads it whole by default.
   StartRequest start_request(Index rank) const;
