@@ -584,6 +584,13 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry, co
         t.memory_budget = trial_budget;
         // Repetitions differ only in their seeds: one check per cell and estimator.
         if (rep == 0) {
+          const Registration& fits = registry.get(t.estimator["name"].get<std::string>(), Kind::estimator);
+          if (fits.needs_finite_data &&
+              registry.footprint(t.data, Kind::data_source, FootprintContext{registry, {}}).data.endless)
+            cell_ctx.fail_message("/estimators/" + std::to_string(e),
+                                  (axes.empty() ? std::string() : "in sweep cell " + coords.dump() + ": ") + "estimator '" +
+                                      fits.name + "' fits one fixed training set, and the data source is endless: give "
+                                      "the source a size (synthetic: \"size\")");
           const TrialFootprint footprint = trial_footprint(t, registry);
           const std::string over = over_budget(footprint, trial_budget);
           if (!over.empty()) {

@@ -475,6 +475,7 @@ Footprint synthetic_footprint(const Params& p, const FootprintContext& ctx) {
   f.data.measurements_per_instance = p.boolean("full_labels") ? labels : 1.0;
   f.data.instance_bytes = left + (p.boolean("full_labels") ? 0.0 : right) + 8.0 * f.data.measurements_per_instance;
   if (p.has("size")) f.data.training_instances = static_cast<double>(p.integer("size"));
+  f.data.endless = !p.has("size");
   f.data.test_instances = static_cast<double>(p.integer("test_size"));
   f.data.test_measurements_per_instance = p.boolean("test_full_labels") ? labels : 1.0;
   f.data.has_truth = true;

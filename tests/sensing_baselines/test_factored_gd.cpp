@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "agreement.hpp"
@@ -103,6 +105,20 @@ TEST_CASE("factored_gd: ScaledGD's iterations do not grow with the condition num
   CHECK(scaled10 <= scaled1 + scaled1 / 4);
   CHECK(vanilla10 >= 4 * vanilla1);
   CHECK(vanilla10 >= 4 * scaled10);
+}
+
+TEST_CASE("an experiment pairing a fixed-sample estimator with an endless source is refused before it runs",
+          "[factored_gd][errors]") {
+  const auto file = test::binary_dir() / "agreement" / "endless_source.json";
+  std::filesystem::create_directories(file.parent_path());
+  std::ofstream(file) << R"({"name": "endless", "seed": 1,
+    "data": {"name": "synthetic", "operator": "gaussian_ensemble", "d": 6, "rank": 1},
+    "estimators": [{"name": "spectral", "rank": 1}, {"name": "svp", "rank": 1}], "metrics": ["relative_error_M"]})";
+  const auto out = test::rankone_cli("validate " + file.string());
+  INFO(out.text);
+  CHECK(out.code == 2);
+  CHECK_THAT(out.text, Contains("at /estimators/1: estimator 'svp' fits one fixed training set, and the data source is "
+                                "endless: give the source a size"));
 }
 
 TEST_CASE("factored_gd refuses what it cannot fit, naming the reason", "[factored_gd][errors]") {

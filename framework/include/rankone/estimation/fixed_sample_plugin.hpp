@@ -42,6 +42,7 @@ PluginDescriptor fixed_sample_plugin(FixedSamplePlugin p) {
     return std::make_unique<E>(Options(params));
   };
   r.footprint = std::move(p.footprint);
+  r.needs_finite_data = true;
   PluginDescriptor d;
   d.registrations.push_back(std::move(r));
   return d;

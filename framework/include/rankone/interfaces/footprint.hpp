@@ -27,6 +27,7 @@ struct DataFootprint {
   double instance_bytes = 0;        ///< one instance of a served batch: its designs and responses
   double measurements_per_instance = 1;  ///< d2 when every label of an instance is observed
   double training_instances = 0;    ///< a finite source's instances in one pass (0: endless or unknown)
+  bool endless = false;             ///< the source never runs out (synthetic without `size`)
   double test_instances = 0;        ///< held-out instances
   double test_measurements_per_instance = 1;
   bool has_truth = false;           ///< a planted truth (iterative estimators then keep a second batch for the noise floor)

@@ -52,6 +52,9 @@ struct Registration {
   /// Its memory footprint; without one the component counts as holding nothing (the trial's memory
   /// limit still stops it at run time). Every built-in sampler, source and estimator declares one.
   FootprintModel footprint;
+  /// Estimators that fit one fixed training set (FixedSampleEstimator): an experiment pairing one
+  /// with an endless source is refused at validation, naming the estimator.
+  bool needs_finite_data = false;
   std::string library;    ///< filled in by the loader: the shared library it came from
 };
 
