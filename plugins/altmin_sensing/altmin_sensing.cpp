@@ -73,29 +73,21 @@ Matrix AltMinSensing::conjugate_gradients(const std::function<Matrix(const Matri
   return X;
 }
 
-Matrix AltMinSensing::solve_right(const Matrix& U) {
+Matrix AltMinSensing::solve(const Matrix& fixed, bool for_right) {
   const Batch& b = training();
   const SensingOperator& op = sensing();
-  // Normal equations of V ↦ 𝒜(U V'): 𝒜'(𝒜(U V'))' U = 𝒜'(y)' U.
-  const auto N = [&](const Matrix& V) -> Matrix {
-    LowRankModel m;
-    m.left = U;
-    m.right = V;
-    return op.adjoint_transpose_times(b, op.forward(b, m), U);
+  // 𝒜'(z) applied to the fixed factor: 𝒜'(z)' U for the unknown V of U V', 𝒜'(z) V for the unknown U.
+  const auto adjoint = [&](const Vector& z) -> Matrix {
+    return for_right ? op.adjoint_transpose_times(b, z, fixed) : op.adjoint_times(b, z, fixed);
   };
-  return conjugate_gradients(N, op.adjoint_transpose_times(b, b.y, U));
-}
-
-Matrix AltMinSensing::solve_left(const Matrix& V) {
-  const Batch& b = training();
-  const SensingOperator& op = sensing();
-  const auto N = [&](const Matrix& U) -> Matrix {
+  // The normal equations of X ↦ 𝒜(U V') with X the unknown factor: adjoint(𝒜(U V')) = adjoint(y).
+  const auto N = [&](const Matrix& X) -> Matrix {
     LowRankModel m;
-    m.left = U;
-    m.right = V;
-    return op.adjoint_times(b, op.forward(b, m), V);
+    m.left = for_right ? fixed : X;
+    m.right = for_right ? X : fixed;
+    return adjoint(op.forward(b, m));
   };
-  return conjugate_gradients(N, op.adjoint_times(b, b.y, V));
+  return conjugate_gradients(N, adjoint(b.y));
 }
 
 void AltMinSensing::start(DataSource& data, Rng& rng) {
@@ -104,7 +96,7 @@ void AltMinSensing::start(DataSource& data, Rng& rng) {
   const Start s = initial_model(data, start_request(options_.rank), rng);
   if (!s.ok) return finish(Status::failed, "no start: " + s.failure);
   U_ = s.basis.cols() == options_.rank ? s.basis : orthonormal(s.model.left);  // U_0: the start's column space
-  V_hat_ = solve_right(U_);
+  V_hat_ = solve(U_, /*for_right=*/true);
 }
 
 Estimate AltMinSensing::estimate() const {
@@ -128,9 +120,9 @@ Summary AltMinSensing::summary() const {
 
 double AltMinSensing::advance(const Vector&) {
   const Estimate before = estimate();
-  const Matrix U_hat = solve_left(orthonormal(V_hat_));
+  const Matrix U_hat = solve(orthonormal(V_hat_), /*for_right=*/false);
   U_ = orthonormal(U_hat);
-  V_hat_ = solve_right(U_);
+  V_hat_ = solve(U_, /*for_right=*/true);
   const Estimate after = estimate();
   return difference_norms(after, &before).frobenius / std::max(difference_norms(before, nullptr).frobenius, 1e-300);
 }

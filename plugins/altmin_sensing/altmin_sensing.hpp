@@ -32,11 +32,10 @@ class AltMinSensing final : public FixedSampleEstimator {
   void restore(const std::any& state) override;
 
  private:
-  /// argmin_V Σ_i (<A_i, U V'> − y_i)² for the fixed U (d1 × k), by CG from 0 (the minimum-norm
-  /// solution when the problem is singular).
-  Matrix solve_right(const Matrix& U);
-  /// argmin_U Σ_i (<A_i, U V'> − y_i)² for the fixed V (d2 × k).
-  Matrix solve_left(const Matrix& V);
+  /// argmin over one factor of Σ_i (<A_i, U V'> − y_i)², the other `fixed`: V (d2 × k) for the fixed
+  /// U when `for_right`, else U (d1 × k) for the fixed V; by CG from 0 (the minimum-norm solution when
+  /// the problem is singular).
+  Matrix solve(const Matrix& fixed, bool for_right);
   /// CG on N(X) = B, N symmetric positive semi-definite; counts its steps.
   Matrix conjugate_gradients(const std::function<Matrix(const Matrix&)>& N, const Matrix& B);
 
