@@ -101,7 +101,7 @@ double FixedSampleEstimator::gradient_dot(const Vector& r, double dot_with_S, do
 
 double FixedSampleEstimator::iterate(DataSource&) {
   const int t = iteration();
-  const Vector r = residual(estimate());
+  const Vector r = training_residual();
   const double residual_rms = rms(r);
   if (!std::isfinite(residual_rms) || residual_rms > divergence_factor_ * response_rms_) {
     const std::string kept = restore_best("; the estimate returned is the diverged iterate");
@@ -121,7 +121,7 @@ double FixedSampleEstimator::iterate(DataSource&) {
 
 void FixedSampleEstimator::measure_final_fit() {
   if (record_test_fit(estimate(), "relative residual ‖y − ŷ‖/‖y‖ on the held-out test set")) return;
-  const double residual_rms = rms(residual(estimate()));
+  const double residual_rms = rms(training_residual());
   record_fit(response_rms_ > 0.0 ? residual_rms / response_rms_ : 0.0, "relative training residual ‖y − ŷ‖/‖y‖ (no held-out test set)");
 }
 

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
+#include <string>
 
 namespace rankone {
 
@@ -82,6 +83,29 @@ double Rng::normal() {
     s = u * u + v * v;
   } while (s >= 1.0 || s == 0.0);
   return u * std::sqrt(-2.0 * std::log(s) / s);
+}
+
+double Rng::gamma(double shape) {
+  if (!(shape > 0.0) || !std::isfinite(shape))
+    throw std::invalid_argument("Rng::gamma: the shape must be positive and finite, not " + std::to_string(shape));
+  // Marsaglia & Tsang (2000), ACM TOMS 26(3): for shape < 1, Gamma(a) = Gamma(a + 1) · U^(1/a).
+  if (shape < 1.0) {
+    const double boosted = gamma(shape + 1.0);
+    double u = uniform();
+    while (u == 0.0) u = uniform();  // U^(1/a) = 0 would be a draw outside the support
+    return boosted * std::pow(u, 1.0 / shape);
+  }
+  const double d = shape - 1.0 / 3.0;
+  const double c = 1.0 / std::sqrt(9.0 * d);
+  for (;;) {
+    const double x = normal();
+    const double t = 1.0 + c * x;
+    if (t <= 0.0) continue;
+    const double v = t * t * t;
+    const double u = uniform();
+    if (u < 1.0 - 0.0331 * (x * x) * (x * x)) return d * v;
+    if (std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v))) return d * v;
+  }
 }
 
 void Rng::fill_uniform(double* out, Index n) {

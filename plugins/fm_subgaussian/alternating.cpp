@@ -62,7 +62,7 @@ void AlternatingEstimator::start(DataSource& data, Rng& rng) {
   summary_ = Summary{};
   const Index d = data.shape().d1;
   scaling_ = FeatureScaling::identity(d);
-  if (const std::string why = unsupported_source(data); !why.empty()) return finish(Status::failed, name() + " " + why);
+  if (const std::string why = feature_refusal(data.sensing_operator()); !why.empty()) return finish(Status::failed, name() + " " + why);
   if (options_.rank > d)
     return finish(Status::failed, "rank " + std::to_string(options_.rank) + " exceeds the dimension " + std::to_string(d));
   first_order_ = data.sensing_operator().has_first_order();

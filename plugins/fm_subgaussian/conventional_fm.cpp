@@ -18,7 +18,7 @@ void ConventionalFmEstimator::start(DataSource& data, Rng& rng) {
   const Index d = data.shape().d1;
   scaling_ = FeatureScaling::identity(d);
   U_ = Matrix::Zero(d, options_.rank);
-  if (const std::string why = unsupported_source(data); !why.empty()) return finish(Status::failed, "fm " + why);
+  if (const std::string why = feature_refusal(data.sensing_operator()); !why.empty()) return finish(Status::failed, "fm " + why);
   first_order_ = data.sensing_operator().has_first_order();
 
   // The training set: the first training_size instances, else one whole pass of a finite source.

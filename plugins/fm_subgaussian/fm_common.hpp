@@ -1,8 +1,8 @@
 #pragma once
-/// \file Pieces shared by the estimators of plugins/fm_subgaussian: dense feature matrices,
-/// per-feature standardisation that is folded back into the reported model (`FeatureScaling`), and
-/// predictions of a factored model on a feature matrix. Header-only so the tests can use them
-/// without linking the plugin library.
+/// \file Pieces shared by the estimators of plugins/fm_subgaussian beside the core's
+/// estimation/features.hpp: per-feature standardisation that is folded back into the reported
+/// model (`FeatureScaling`), and predictions of a factored model on a feature matrix. Header-only so
+/// the tests can use them without linking the plugin library.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,28 +12,10 @@
 #include "rankone/core/batch.hpp"
 #include "rankone/core/model.hpp"
 #include "rankone/estimation/batch_reader.hpp"
+#include "rankone/estimation/features.hpp"
 #include "rankone/interfaces/data_source.hpp"
 
 namespace rankone::fm_subgaussian {
-
-/// The instances of a batch as a dense d × n matrix (dense designs as they are; sparse designs
-/// expanded). Index (one-hot) designs are not features and are rejected by the estimators earlier.
-inline Matrix feature_matrix(const Batch& batch) {
-  if (batch.left.kind == DesignSide::Kind::dense) return batch.left.dense;
-  return batch.left.to_dense();
-}
-
-/// Why a source cannot feed these estimators, or "" when it can: they need the symmetric
-/// `x'Mx` operator with dense (or sparse) feature vectors.
-inline std::string unsupported_source(const DataSource& data) {
-  const SensingOperator& op = data.sensing_operator();
-  if (!op.symmetric()) return "needs the symmetric operator x'Mx (symmetric_rank_one); the source's operator is not symmetric";
-  const auto kinds = op.accepted_left();
-  const bool features = std::find(kinds.begin(), kinds.end(), DesignSide::Kind::dense) != kinds.end() ||
-                        std::find(kinds.begin(), kinds.end(), DesignSide::Kind::sparse) != kinds.end();
-  if (!features) return "needs dense or sparse feature vectors";
-  return "";
-}
 
 using rankone::BatchReader;  // shared with gfm_one_pass (rankone/estimation/batch_reader.hpp)
 

@@ -20,7 +20,7 @@ void RidgeEstimator::start(DataSource& data, Rng&) {
   model_.right = Matrix::Zero(d, 1);
   model_.symmetrize = true;
   model_.w = Vector::Zero(d);
-  if (const std::string why = unsupported_source(data); !why.empty()) return finish(Status::failed, "ridge " + why);
+  if (const std::string why = feature_refusal(data.sensing_operator()); !why.empty()) return finish(Status::failed, "ridge " + why);
   if (!data.sensing_operator().has_first_order())
     return finish(Status::failed, "ridge fits only a'w + b, but the source's operator has no first-order term "
                                   "(give the operator \"first_order\": true)");

@@ -65,6 +65,26 @@ inline SteppedRun run_stepwise(const Json& source_ref, const Json& estimator_ref
   return r;
 }
 
+/// ‖M̂ − M*‖_F / ‖M*‖_F.
+inline double relative_error(const Estimate& e, const GroundTruth& truth) {
+  return difference_norms(e, &truth).frobenius / difference_norms(truth, nullptr).frobenius;
+}
+
+/// Runs `estimator` to its end on `source_ref` opened with `seed`; returns it with its source.
+struct FinishedRun {
+  std::unique_ptr<DataSource> data;
+  std::unique_ptr<Estimator> estimator;
+};
+inline FinishedRun run_to_end(const Json& source_ref, const Json& estimator_ref, std::uint64_t seed) {
+  FinishedRun r{make<DataSource>(source_ref, Kind::data_source), make<Estimator>(estimator_ref, Kind::estimator)};
+  r.data->open(seed);
+  Rng rng(derive_seed(seed, "estimator"));
+  r.estimator->start(*r.data, rng);
+  while (r.estimator->step(*r.data)) {
+  }
+  return r;
+}
+
 inline std::filesystem::path source_dir() {
   const char* s = std::getenv("RANKONE_SOURCE_DIR");
   return s ? std::filesystem::path(s) : std::filesystem::path(RANKONE_TEST_SOURCE_DIR);

@@ -42,6 +42,9 @@ class Rng {
   std::uint64_t below(std::uint64_t n);
   /// One standard normal deviate.
   double normal();
+  /// One Gamma(shape, 1) deviate (divide by a rate for Gamma(shape, rate)), shape > 0: Marsaglia &
+  /// Tsang's squeeze method on normal() and uniform(), so the stream is ours on every libstdc++.
+  double gamma(double shape);
   /// Fills `out[0..n)` with independent standard normal deviates (vectorised Box–Muller).
   void fill_normal(double* out, Index n);
   /// Fills `out[0..n)` with independent uniform [0, 1) deviates.

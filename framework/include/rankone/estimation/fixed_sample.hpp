@@ -94,6 +94,11 @@ class FixedSampleEstimator : public IterativeEstimator {
   /// c·shift·mean(r)·tr D, added back (an exact line search needs the true gradient).
   double gradient_dot(const Vector& r, double dot_with_S, double trace_of_direction) const;
 
+  /// 𝒜(estimate()) − y, the residual the iteration's fit and divergence rule read. An estimator
+  /// that tracks it more cheaply than a forward product of its estimate overrides this (fm_mcmc's
+  /// posterior mean, whose rank grows with the samples, averages its samples' residuals).
+  virtual Vector training_residual() const { return residual(estimate()); }
+
   /// The update rule: the next iterate from the current one, whose training residual is `r`.
   /// Returns the relative change ‖M_{t+1} − M_t‖_F / ‖M_t‖_F, or a negative number after `finish`.
   virtual double advance(const Vector& r) = 0;

@@ -21,8 +21,9 @@ struct FixedSamplePlugin {
   std::string summary;
   std::string citation;  ///< the papers, algorithms and equations
   std::string init;      ///< the default initializer ("": the estimator declares no `init`)
-  Json example;          ///< parameters of the conformance run, on FixedSampleEstimator::example_data()
+  Json example;          ///< parameters of the conformance run, on example_data
   FootprintModel footprint;
+  Json example_data = nullptr;  ///< the conformance run's source; null: FixedSampleEstimator::example_data()
 };
 
 /// One registration of estimator E, built from Options(params).
@@ -37,7 +38,8 @@ PluginDescriptor fixed_sample_plugin(FixedSamplePlugin p) {
   r.schema = Options::schema();
   IterativeEstimator::declare_policy(r.schema, {.init = p.init});
   r.example = std::move(p.example);
-  r.example_data = FixedSampleEstimator::example_data();  // a finite source: it fits a fixed training set
+  // A finite source: it fits a fixed training set.
+  r.example_data = p.example_data.is_null() ? FixedSampleEstimator::example_data() : std::move(p.example_data);
   r.factory = [](const Params& params, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<E>(Options(params));
   };
