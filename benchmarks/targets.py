@@ -218,6 +218,17 @@ def main():
                       cpu_seconds(it) / paired if paired else None, 1.2, False,
                       f"{cpu_seconds(it) * 1e3:.1f} ms vs {paired * 1e3:.1f} ms CPU" if paired
                       else f"{bench_name}'s products_cpu_seconds")
+    # 6c. The FM baselines: one iteration of the registered estimator (the shared policy, fm_mcmc's
+    #     random numbers and posterior mean) against its solver's step alone on the same training set.
+    fm_baselines = load(results, "bench_fm_baselines")
+    for bench_name, what in (("BM_FmMcmcIteration", "fm_mcmc iteration / its Gibbs sweep"),
+                             ("BM_PolynomialNetworkIteration", "polynomial_network iteration / its coordinate-descent epoch")):
+        it = find(fm_baselines, bench_name)
+        paired = it.get("solver_cpu_seconds") if it else None
+        report.target(f"{what} (x'Mx + w'x, d = 100, k = 5, n = 30000)",
+                      cpu_seconds(it) / paired if paired else None, 1.2, False,
+                      f"{cpu_seconds(it) * 1e3:.1f} ms vs {paired * 1e3:.1f} ms CPU" if paired
+                      else f"{bench_name}'s solver_cpu_seconds")
     # 7. Read once: a pass replayed from the parsed-record cache against the text parse of the same file.
     sources = load(results, "bench_sources")
     for fmt in ("libsvm", "csv", "ratings"):

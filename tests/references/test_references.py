@@ -1,5 +1,6 @@
 """Checks of the numpy references: adjoints, moment inverses, gradients, planted-truth recovery and
-ScaledGD's condition-number headline.
+ScaledGD's condition-number headline; the FM baselines' own checks (polynomial_network_checks.py,
+fm_mcmc_checks.py).
 
     /usr/bin/python3 tests/references/test_references.py
 
@@ -23,6 +24,8 @@ import numpy as np  # noqa: E402
 sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import factored_gd  # noqa: E402
+import fm_mcmc_checks  # noqa: E402
+import polynomial_network_checks  # noqa: E402
 import sensing  # noqa: E402
 import svp  # noqa: E402
 
@@ -297,6 +300,7 @@ def all_tests():
     tests += [recovery_test(case, method) for case in RECOVERY for method in METHODS]
     tests += [test_symmetric_factorisations, test_kappa_headline,
               test_kappa_completion_informational]
+    tests += polynomial_network_checks.CHECKS + fm_mcmc_checks.CHECKS
     return tests
 
 
