@@ -7,12 +7,13 @@ usage: gfm_vs_fm.py table RESULTS_DIR
        gfm_vs_fm.py rows ROWS RESULTS_DIR
            at ROWS training rows: per estimator the median, mean and sd of the final test RMSE and
            how far the median is above the noise floor (the noise sd: the test rows are noisy)
-       gfm_vs_fm.py validation VALIDATION_DIR RESULTS_DIR
-           the fm grid of experiments/gfm/vs_fm_validation.json (another seed) with its mean final
-           test RMSE, and the choice: the lowest mean (tuning.choose); exit 2 when the test run
-           does not hold the choice under TUNED (tuning.check_test)
+       gfm_vs_fm.py validation BASELINE VALIDATION_DIR RESULTS_DIR
+           the grid of BASELINE (fm, fm_mcmc or polynomial_network) in its validation run
+           (experiments/gfm/vs_fm_validation*.json, another seed) with its mean final test RMSE,
+           and the choice: the lowest mean (tuning.choose); exit 2 when the test run does not hold
+           the choice under the baseline's tuned label (tuning.check_test)
 
-The tuned fm's row names how its setting differs from the default fm's.
+A tuned row names how its setting differs from the same baseline's default row.
 """
 import statistics
 import sys
@@ -21,18 +22,25 @@ from results import MISSING, axis, design, fail, median, select, trials
 from tuning import check_test, choose, configurations, difference, settings
 
 EXPERIMENT = "experiments/gfm/vs_fm.json"
-DEFAULT = "fm (conventional, ALS)"  # the baseline at its defaults (vs_fm.json's budget of 30 epochs)
-TUNED = "fm tuned on validation"  # the same baseline at the setting validation chose
-GRID = "fm"  # the label of the fm grid in the validation run
+# Each tuned baseline: the label of its grid in its validation run, of its row at the defaults in
+# vs_fm.json and of its row at the setting validation chose.
+BASELINES = {
+    "fm": {"grid": "fm", "default": "fm (conventional, ALS)", "tuned": "fm tuned on validation"},
+    "fm_mcmc": {"grid": "fm_mcmc", "default": "fm_mcmc (Bayesian FM, libFM MCMC)",
+                "tuned": "fm_mcmc tuned on validation"},
+    "polynomial_network": {"grid": "polynomial_network", "default": "polynomial network (CD)",
+                           "tuned": "polynomial network tuned on validation"},
+}
 
 
 def row_label(resolved, e):
-    """The estimator's label; for the tuned fm also what differs from the default fm."""
-    if e["label"] != TUNED:
+    """The estimator's label; for a tuned row also what differs from its baseline's default row."""
+    baseline = next((b for b in BASELINES.values() if b["tuned"] == e["label"]), None)
+    if baseline is None:
         return e["label"]
-    default = next(x for x in resolved["estimators"] if x["label"] == DEFAULT)
+    default = next(x for x in resolved["estimators"] if x["label"] == baseline["default"])
     strip = lambda x: {k: v for k, v in x.items() if k != "label"}  # noqa: E731
-    return f"{TUNED} ({difference(strip(default), strip(e))})"
+    return f"{e['label']} ({difference(strip(default), strip(e))})"
 
 
 def table(resolved, ts):
@@ -71,16 +79,18 @@ def mean_final_rmse(setting):
     return statistics.mean(t.final("test_rmse") for t in setting.trials)
 
 
-def validation(validation_dir, test_dir):
+def validation(name, validation_dir, test_dir):
     """The grid (the parameters that vary in it), per repetition and mean; the default and the choice."""
+    baseline = BASELINES.get(name) or fail(f"unknown baseline {name!r} (expected one of {', '.join(BASELINES)})")
     v_ts, t_ts = trials(validation_dir), trials(test_dir)
     v_configs, t_configs = configurations(validation_dir), configurations(test_dir)
-    grid = settings(v_ts, v_configs, [GRID]).get(GRID) or fail(f"{validation_dir}: no trials of {GRID}")
+    grid_label = baseline["grid"]
+    grid = settings(v_ts, v_configs, [grid_label]).get(grid_label) or fail(f"{validation_dir}: no trials of {grid_label}")
     chosen = choose(grid, mean_final_rmse)
     if chosen is None:
-        fail("no usable setting of fm in the validation run")
-    check_test((v_ts, v_configs), (t_ts, t_configs), DEFAULT, TUNED, chosen)
-    default = next(t_configs[t["trial"]]["estimator"] for t in t_ts if t["label"] == DEFAULT)
+        fail(f"no usable setting of {name} in the validation run")
+    check_test((v_ts, v_configs), (t_ts, t_configs), baseline["default"], baseline["tuned"], chosen)
+    default = next(t_configs[t["trial"]]["estimator"] for t in t_ts if t["label"] == baseline["default"])
     varied = sorted(k for k in grid[0].estimator if len({repr(s.estimator[k]) for s in grid}) > 1)
     repetitions = sorted({int(t["repetition"]) for s in grid for t in s.trials})
     sizes = sorted({int(t["data.size"]) for s in grid for t in s.trials})
@@ -106,11 +116,11 @@ def main():
     elif len(sys.argv) == 4 and sys.argv[1] == "rows":
         resolved = design(EXPERIMENT)
         rows(resolved, trials(sys.argv[3]), int(sys.argv[2]))
-    elif len(sys.argv) == 4 and sys.argv[1] == "validation":
-        validation(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 5 and sys.argv[1] == "validation":
+        validation(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
         fail("usage: gfm_vs_fm.py table RESULTS_DIR | gfm_vs_fm.py rows ROWS RESULTS_DIR | "
-             "gfm_vs_fm.py validation VALIDATION_DIR RESULTS_DIR")
+             "gfm_vs_fm.py validation BASELINE VALIDATION_DIR RESULTS_DIR")
 
 
 if __name__ == "__main__":
