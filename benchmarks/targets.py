@@ -190,6 +190,17 @@ def main():
                       theirs_m / ours_m, 10.0, True, f"{ours_m:.3f} s vs {theirs_m:.3f} s CPU, medians")
     else:
         report.target("whole rankone run of One-Pass gFM vs numpy", None, 10.0, True, "numpy_gfm.json")
+    # 5c. Whole `rankone run`s of the part-1 baselines against their numpy references (numpy_baselines.py).
+    baselines_path = results / "numpy_baselines.json"
+    measured = json.loads(baselines_path.read_text()) if baselines_path.exists() else {}
+    for name in ("factored_gd", "svp", "nuclear_norm", "fm_mcmc", "polynomial_network"):
+        label = f"whole rankone run of {name} (d = 200, k = 5, n = 20000): numpy reference CPU / rankone CPU"
+        if name not in measured:
+            report.target(label, None, 5.0, True, "numpy_baselines.json")
+            continue
+        ours, theirs = sorted(measured[name]["rankone_cpu_seconds"]), sorted(measured[name]["numpy_cpu_seconds"])
+        ours_m, theirs_m = ours[len(ours) // 2], theirs[len(theirs) // 2]
+        report.target(label, theirs_m / ours_m, 5.0, True, f"{ours_m:.3f} s vs {theirs_m:.3f} s CPU, medians")
     # 6. Trial isolation against in-process runs of the same study, pair by pair.
     isolation_path = results / "isolation_overhead.json"
     if isolation_path.exists():

@@ -1,0 +1,139 @@
+#!/usr/bin/python3
+"""Whole `rankone run`s of the part-1 baselines against their numpy references (tests/references),
+each as a whole process, in CPU seconds (user + system of the process and its children), medians
+of several repetitions: issue 32's target "a whole run uses at least 5x less CPU than its numpy
+reference at d = 200".
+
+Problems (d = 200, k = 5, n = 20 000, both sides on one thread, OPENBLAS_NUM_THREADS=1, each side
+on data of its own of the same kind and size):
+- factored_gd (ScaledGD), svp (SVP's fixed step), nuclear_norm (accelerated, its lambda path):
+  asymmetric rank-one sensing of a 200 x 200 rank-5 matrix, 30 iterations each, from each side's
+  own start (spectral; 0 for SVP's reference, whose first step is the spectral start's);
+- fm_mcmc (Gibbs sweeps) and polynomial_network (coordinate-descent epochs): y = x'M*x + w*'x
+  with Gaussian x in R^200, rank-5 M*, 10 iterations each.
+altmin_sensing is not measured: its reference solves its least-squares half-steps with a dense
+n x d^2 design (tests/references/altmin.py), 32 GB at d = 200.
+
+Usage: benchmarks/numpy_baselines.py RANKONE [--repetitions N] [--json FILE] [--only NAME ...]
+Prints one `target: … ratio … PASS/FAIL` line per baseline (numpy CPU / rankone CPU, want >= 5);
+--json writes the measurements for benchmarks/targets.py (benchmarks/run does).
+"""
+import argparse
+import json
+import os
+import pathlib
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+
+D, K, N = 200, 5, 20000
+SENSING_ITERATIONS, FM_ITERATIONS = 30, 10
+TARGET = 5.0
+REFERENCES = pathlib.Path(__file__).resolve().parent.parent / "tests" / "references"
+
+SENSING_DATA = {"name": "synthetic", "operator": "asymmetric_rank_one", "d": D, "rank": K, "truth": "general",
+                "condition_number": 2.0, "spacing": "linear", "size": N}
+FM_DATA = {"name": "synthetic", "operator": {"name": "symmetric_rank_one", "first_order": True}, "d": D, "rank": K,
+           "truth": "symmetric", "w_norm": 1.0, "noise_std": 0.1, "size": N}
+
+# Each numpy side: its problem drawn from default_rng(7), then the reference's own run.
+SENSING_SETUP = r'''
+import sys; sys.path.insert(0, %r); sys.dont_write_bytecode = True
+import numpy as np, sensing
+d, k, n = %d, %d, %d
+rng = np.random.default_rng(7)
+U = np.linalg.qr(rng.standard_normal((d, k)))[0]; V = np.linalg.qr(rng.standard_normal((d, k)))[0]
+M_star = (U * np.linspace(1.0, 0.5, k)) @ V.T
+op = sensing.draw_asymmetric_rank_one(rng, n, d, d)
+y = op.forward(M_star)
+''' % (str(REFERENCES), D, K, N)
+FM_SETUP = r'''
+import sys; sys.path.insert(0, %r); sys.dont_write_bytecode = True
+import numpy as np
+d, k, n = %d, %d, %d
+rng = np.random.default_rng(7)
+Q = np.linalg.qr(rng.standard_normal((d, k)))[0]
+M_star = (Q * np.array([1.0, -0.8, 0.6, -0.45, 0.3])) @ Q.T
+w_star = rng.standard_normal(d); w_star /= np.linalg.norm(w_star)
+X = rng.standard_normal((d, n))
+y = np.einsum("in,ij,jn->n", X, M_star, X, optimize=True) + w_star @ X + 0.1 * rng.standard_normal(n)
+''' % (str(REFERENCES), D, K, N)
+
+CASES = {
+    "factored_gd": {
+        "data": SENSING_DATA, "estimator": {"name": "factored_gd", "rank": K, "max_iterations": SENSING_ITERATIONS,
+                                            "tolerance": 0},
+        "numpy": SENSING_SETUP + "import factored_gd\nfactored_gd.run(op, {'y': y}, k, 'scaled', iters=%d)\n"
+                 % SENSING_ITERATIONS,
+        "what": "factored_gd (ScaledGD), asymmetric rank-one sensing, %d iterations" % SENSING_ITERATIONS},
+    "svp": {
+        "data": SENSING_DATA, "estimator": {"name": "svp", "rank": K, "max_iterations": SENSING_ITERATIONS,
+                                            "tolerance": 0},
+        "numpy": SENSING_SETUP + "import svp\nsvp.run(op, {'y': y}, k, 'fixed', iters=%d)\n" % SENSING_ITERATIONS,
+        "what": "svp (fixed step), asymmetric rank-one sensing, %d iterations" % SENSING_ITERATIONS},
+    "nuclear_norm": {
+        "data": SENSING_DATA, "estimator": {"name": "nuclear_norm", "method": "accelerated",
+                                            "max_iterations": SENSING_ITERATIONS},
+        "numpy": SENSING_SETUP + "import nuclear_norm\nnuclear_norm.run(op, y, (d, d), 'accelerated', iters=%d)\n"
+                 % SENSING_ITERATIONS,
+        "what": "nuclear_norm (accelerated, lambda path), asymmetric rank-one sensing, %d steps" % SENSING_ITERATIONS},
+    "fm_mcmc": {
+        "data": FM_DATA, "estimator": {"name": "fm_mcmc", "rank": K, "max_iterations": FM_ITERATIONS},
+        "numpy": FM_SETUP + "import fm_mcmc\nfm_mcmc.run(X, y, 0.1 * rng.standard_normal((d, k)), %d, 0, rng)\n"
+                 % FM_ITERATIONS,
+        "what": "fm_mcmc, x'Mx + w'x, %d sweeps" % FM_ITERATIONS},
+    "polynomial_network": {
+        "data": FM_DATA, "estimator": {"name": "polynomial_network", "rank": K, "max_iterations": FM_ITERATIONS,
+                                       "tolerance": 0},
+        "numpy": FM_SETUP + "import polynomial_network as pn\npn.run(X, y, 0.1 * rng.standard_normal((d + 1, k)), "
+                 "0.1 * rng.standard_normal((d + 1, k)), 0.0, True, %d)\n" % FM_ITERATIONS,
+        "what": "polynomial_network, x'Mx + w'x, %d epochs" % FM_ITERATIONS},
+}
+
+
+def cpu_of(command, env):
+    """CPU seconds (user + system) of a command and its children."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, check=True, capture_output=True, text=True, env=env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rankone")
+    parser.add_argument("--repetitions", type=int, default=3)
+    parser.add_argument("--json", help="write the CPU seconds of every repetition here")
+    parser.add_argument("--only", nargs="*", choices=sorted(CASES), help="only these baselines")
+    args = parser.parse_args()
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    measured, failed = {}, False
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, case in CASES.items():
+            if args.only and name not in args.only:
+                continue
+            experiment = {"name": f"numpy-{name}", "seed": 7, "repetitions": 1, "data": case["data"],
+                          "estimators": [case["estimator"]], "metrics": ["relative_error_M"]}
+            path = pathlib.Path(tmp) / f"{name}.json"
+            path.write_text(json.dumps(experiment))
+            ours, theirs = [], []
+            for r in range(args.repetitions):
+                out = pathlib.Path(tmp) / f"{name}-{r}"
+                ours.append(cpu_of([args.rankone, "run", str(path), "--out", str(out), "--jobs", "1"], env))
+                theirs.append(cpu_of(["/usr/bin/python3", "-c", case["numpy"]], env))
+            measured[name] = {"rankone_cpu_seconds": ours, "numpy_cpu_seconds": theirs}
+            ratio = statistics.median(theirs) / statistics.median(ours)
+            failed |= ratio < TARGET
+            print(f"target: whole rankone run vs numpy reference, {case['what']} (d = {D}, k = {K}, n = {N}): "
+                  f"numpy CPU / rankone CPU ratio {ratio:.3f} (want ≥ {TARGET:g}) {'PASS' if ratio >= TARGET else 'FAIL'}"
+                  f"   [{statistics.median(ours):.3f} s vs {statistics.median(theirs):.3f} s CPU, median of "
+                  f"{args.repetitions}]", flush=True)
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps(measured))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
