@@ -127,6 +127,7 @@ PluginDescriptor describe_online_completion() {
   als.example = {{"rank", 2}};
   als.example_data = completion_example_data(true);
   als.footprint = offline_footprint;
+  als.needs_finite_data = true;  // Ω is the whole of a finite source: an endless one is refused at validation
   als.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<AlsCompletion>(OfflineOptions(OfflineOptions::Method::als_completion, p));
   };
@@ -144,6 +145,7 @@ PluginDescriptor describe_online_completion() {
   sgd.example = {{"rank", 2}};
   sgd.example_data = completion_example_data(true);
   sgd.footprint = offline_footprint;
+  sgd.needs_finite_data = true;
   sgd.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<SgdMf>(OfflineOptions(OfflineOptions::Method::sgd_mf, p));
   };
@@ -168,6 +170,7 @@ PluginDescriptor describe_online_completion() {
                                           static_cast<int>(p.integer("max_iterations")), p.number("tolerance"));
   };
   biases.footprint = offline_footprint;
+  biases.needs_finite_data = true;
   d.registrations.push_back(std::move(biases));
 
   for (Registration& metric : completion_metric_registrations()) d.registrations.push_back(std::move(metric));

@@ -155,3 +155,20 @@ TEST_CASE("als_completion and sgd_mf recover a planted matrix from a fixed obser
     CHECK(r.errors.back() <= 1e-3);
   }
 }
+
+TEST_CASE("an experiment pairing als_completion, sgd_mf or bias_baseline with an endless source is refused before it runs",
+          "[online_completion]") {
+  for (const char* name : {"als_completion", "sgd_mf", "bias_baseline"}) {
+    INFO(name);
+    const auto file = test::binary_dir() / "online_completion" / (std::string("endless_") + name + ".json");
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file) << R"({"name": "endless", "seed": 1,
+      "data": {"name": "synthetic", "operator": "entry", "sampler": "one_hot", "d": 20, "rank": 2},
+      "estimators": [{"name": ")" << name << R"("}], "metrics": ["relative_error_M"]})";
+    const auto out = test::rankone_cli("validate " + file.string());
+    INFO(out.text);
+    CHECK(out.code == 2);
+    CHECK_THAT(out.text, Catch::Matchers::Contains(std::string("at /estimators/0: estimator '") + name +
+                                                   "' fits one fixed training set, and the data source is endless"));
+  }
+}
