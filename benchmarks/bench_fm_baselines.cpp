@@ -7,8 +7,6 @@
 //   cmake --build build --target bench_fm_baselines && build/bin/bench_fm_baselines
 #include <benchmark/benchmark.h>
 
-#include <ctime>
-
 #include "bench_support.hpp"
 #include "features.hpp"
 #include "gibbs_fm.hpp"
@@ -27,12 +25,6 @@ Json source_ref() {
               {"d", kD}, {"rank", kRank}, {"truth", "symmetric"}, {"w_norm", 1.0}, {"noise_std", 0.1}, {"size", kSize}};
 }
 
-double thread_cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 /// Steps `estimator_ref` on the training set and, after each step (untimed), runs `solver_step`
 /// once, recording its mean CPU time in the counter solver_cpu_seconds.
 template <class SolverStep>
@@ -46,16 +38,7 @@ void iterations(benchmark::State& state, Json estimator_ref, SolverStep solver_s
   Rng rng(2);
   estimator->start(*data, rng);
   if (estimator->summary().status != Status::running) state.SkipWithError(estimator->summary().message.c_str());
-  double solver_seconds = 0.0;
-  for (auto _ : state) {
-    if (!estimator->step(*data)) state.SkipWithError(estimator->summary().message.c_str());
-    state.PauseTiming();
-    const double before = thread_cpu_seconds();
-    solver_step();
-    solver_seconds += thread_cpu_seconds() - before;
-    state.ResumeTiming();
-  }
-  state.counters["solver_cpu_seconds"] = solver_seconds / static_cast<double>(state.iterations());
+  bench::steps_beside(state, *estimator, *data, "solver_cpu_seconds", solver_step);
   state.SetItemsProcessed(state.iterations() * kSize);
 }
 

@@ -73,13 +73,6 @@ struct IterationProducts {
   }
 };
 
-/// CPU seconds of this thread so far.
-double thread_cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 /// Iterations of gfm_one_pass on `threads` threads, the batch held in memory. With `paired_products`, the
 /// iteration's four products on the same batch are timed after each step, timer paused, as the counter
 /// `products_cpu_seconds` (per iteration): the step and its reference measured in the same seconds of the
@@ -102,9 +95,9 @@ void gfm_iterations(benchmark::State& state, int threads, bool paired_products) 
     }
     if (!paired_products) continue;
     state.PauseTiming();
-    const double before = thread_cpu_seconds();
+    const double before = bench::thread_cpu_seconds();
     products.run(source.replayed().left.dense);
-    products_seconds += thread_cpu_seconds() - before;
+    products_seconds += bench::thread_cpu_seconds() - before;
     state.ResumeTiming();
   }
   state.SetItemsProcessed(state.iterations() * kBatch);

@@ -8,7 +8,6 @@
 #include <benchmark/benchmark.h>
 
 #include <Eigen/SVD>
-#include <ctime>
 
 #include "bench_support.hpp"
 
@@ -25,12 +24,6 @@ Json source_ref() {
               {"truth", "general"},  {"condition_number", 2.0},           {"size", kSize}};
 }
 
-double thread_cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 /// Steps `estimator_ref` on the training set, and after each step (untimed) runs `products` on the
 /// same data and model, recording their mean CPU time in the counter products_cpu_seconds.
 template <class Products>
@@ -44,17 +37,8 @@ void iterations(benchmark::State& state, const Json& estimator_ref, Products pro
   Rng rng(2);
   estimator->start(*data, rng);
   if (estimator->summary().status != Status::running) state.SkipWithError(estimator->summary().message.c_str());
-  double products_seconds = 0.0;
-  for (auto _ : state) {
-    if (!estimator->step(*data)) state.SkipWithError(estimator->summary().message.c_str());
-    state.PauseTiming();
-    const Estimate model = estimator->estimate();
-    const double before = thread_cpu_seconds();
-    products(data->sensing_operator(), batch, model);
-    products_seconds += thread_cpu_seconds() - before;
-    state.ResumeTiming();
-  }
-  state.counters["products_cpu_seconds"] = products_seconds / static_cast<double>(state.iterations());
+  bench::steps_beside(state, *estimator, *data, "products_cpu_seconds",
+                      [&] { products(data->sensing_operator(), batch, estimator->estimate()); });
   state.SetItemsProcessed(state.iterations() * kSize);
 }
 

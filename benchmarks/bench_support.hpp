@@ -1,5 +1,9 @@
 #pragma once
-// Shared helpers for the benchmark suites: the registry of built plugins.
+// Shared helpers for the benchmark suites: the registry of built plugins, a replayed batch, thread
+// CPU time and the pairing of an estimator's steps with the reference work each is compared with.
+#include <benchmark/benchmark.h>
+
+#include <ctime>
 #include <optional>
 
 #include "rankone/rankone.hpp"
@@ -69,5 +73,30 @@ class ReplaySource final : public DataSource {
   Batch batch_;
   std::optional<Batch> staged_;
 };
+
+/// CPU seconds of this thread so far.
+inline double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+/// Times `estimator`'s steps on `data` and, after each step (timer paused), runs `reference()` once,
+/// its mean CPU time per step in the counter `counter`: the step and its reference measured in the
+/// same seconds of the machine (docs/PERFORMANCE.md).
+template <class Reference>
+void steps_beside(benchmark::State& state, Estimator& estimator, DataSource& data, const char* counter,
+                  Reference reference) {
+  double reference_seconds = 0.0;
+  for (auto _ : state) {
+    if (!estimator.step(data)) state.SkipWithError(estimator.summary().message.c_str());
+    state.PauseTiming();
+    const double before = thread_cpu_seconds();
+    reference();
+    reference_seconds += thread_cpu_seconds() - before;
+    state.ResumeTiming();
+  }
+  state.counters[counter] = reference_seconds / static_cast<double>(state.iterations());
+}
 
 }  // namespace rankone::bench

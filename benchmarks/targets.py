@@ -219,27 +219,23 @@ def main():
         report.target("study wall time, trials isolated / in-process", None, 1.05, False, "isolation_overhead.json")
     # 6b. The fixed-sample sensing baselines: one iteration against the products (and, for svp, the
     #     SVD) it cannot avoid, timed after each step on the same training set and model.
-    baselines = load(results, "bench_sensing_baselines")
-    for bench_name, what in (("BM_ScaledGdIteration", "factored_gd (ScaledGD) iteration / its forward and two adjoint products"),
-                             ("BM_VanillaGdIteration", "factored_gd (vanilla GD) iteration / its forward and two adjoint products"),
-                             ("BM_SvpIteration", "svp iteration / its forward product, dense adjoint and projection SVD")):
-        it = find(baselines, bench_name)
-        paired = it.get("products_cpu_seconds") if it else None
-        report.target(f"{what} (asymmetric rank-one, d = 200, k = 5, n = 20000)",
-                      cpu_seconds(it) / paired if paired else None, 1.2, False,
-                      f"{cpu_seconds(it) * 1e3:.1f} ms vs {paired * 1e3:.1f} ms CPU" if paired
-                      else f"{bench_name}'s products_cpu_seconds")
     # 6c. The FM baselines: one iteration of the registered estimator (the shared policy, fm_mcmc's
     #     random numbers and posterior mean) against its solver's step alone on the same training set.
-    fm_baselines = load(results, "bench_fm_baselines")
-    for bench_name, what in (("BM_FmMcmcIteration", "fm_mcmc iteration / its Gibbs sweep"),
-                             ("BM_PolynomialNetworkIteration", "polynomial_network iteration / its coordinate-descent epoch")):
-        it = find(fm_baselines, bench_name)
-        paired = it.get("solver_cpu_seconds") if it else None
-        report.target(f"{what} (x'Mx + w'x, d = 100, k = 5, n = 30000)",
-                      cpu_seconds(it) / paired if paired else None, 1.2, False,
-                      f"{cpu_seconds(it) * 1e3:.1f} ms vs {paired * 1e3:.1f} ms CPU" if paired
-                      else f"{bench_name}'s solver_cpu_seconds")
+    for suite, counter, problem, cases in (
+            ("bench_sensing_baselines", "products_cpu_seconds", "asymmetric rank-one, d = 200, k = 5, n = 20000",
+             (("BM_ScaledGdIteration", "factored_gd (ScaledGD) iteration / its forward and two adjoint products"),
+              ("BM_VanillaGdIteration", "factored_gd (vanilla GD) iteration / its forward and two adjoint products"),
+              ("BM_SvpIteration", "svp iteration / its forward product, dense adjoint and projection SVD"))),
+            ("bench_fm_baselines", "solver_cpu_seconds", "x'Mx + w'x, d = 100, k = 5, n = 30000",
+             (("BM_FmMcmcIteration", "fm_mcmc iteration / its Gibbs sweep"),
+              ("BM_PolynomialNetworkIteration", "polynomial_network iteration / its coordinate-descent epoch")))):
+        suite_results = load(results, suite)
+        for bench_name, what in cases:
+            it = find(suite_results, bench_name)
+            paired = it.get(counter) if it else None
+            report.target(f"{what} ({problem})", cpu_seconds(it) / paired if paired else None, 1.2, False,
+                          f"{cpu_seconds(it) * 1e3:.1f} ms vs {paired * 1e3:.1f} ms CPU" if paired
+                          else f"{bench_name}'s {counter}")
     # 7. Read once: a pass replayed from the parsed-record cache against the text parse of the same file.
     sources = load(results, "bench_sources")
     for fmt in ("libsvm", "csv", "ratings"):

@@ -109,14 +109,6 @@ double FmMcmc::advance(const Vector& r) {
   return (after - r).norm() / std::max(size, 1e-300);
 }
 
-namespace {
-struct Snapshot {
-  GibbsState state;
-  Vector residual;
-  std::any sums;
-};
-}  // namespace
-
 std::any FmMcmc::snapshot() const {
   if (!sampler_) return std::any();
   return Snapshot{sampler_->state(), sampler_->residual(), sums_};
@@ -126,7 +118,7 @@ void FmMcmc::restore(const std::any& state) {
   if (!state.has_value()) return;
   const auto& s = std::any_cast<const Snapshot&>(state);
   sampler_->reset(s.state, s.residual);
-  sums_ = std::any_cast<const Sums&>(s.sums);
+  sums_ = s.sums;
 }
 
 std::string FmMcmc::stall_hint() const {

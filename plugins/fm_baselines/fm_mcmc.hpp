@@ -45,6 +45,12 @@ class FmMcmc final : public FixedSampleEstimator {
     Vector e;
     int samples = 0;
   };
+  /// The best-iterate copy: the chain's state and residual (not its data) and the sums.
+  struct Snapshot {
+    GibbsState state;
+    Vector residual;
+    Sums sums;
+  };
   void add_sample();
 
   FmMcmcOptions options_;
