@@ -8,7 +8,12 @@ namespace {
 
 double rms(const Vector& v) { return v.size() > 0 ? v.norm() / std::sqrt(static_cast<double>(v.size())) : 0.0; }
 
-constexpr const char* kTrainingFit = "relative training residual ‖y − ŷ‖/‖y‖ of the iterate before the step";
+/// The fraction of responses whose sign `scores` gets wrong (sign(0) = +1).
+double sign_error_rate(const Vector& y, const Vector& scores) {
+  Index wrong = 0;
+  for (Index i = 0; i < y.size(); ++i) wrong += (scores(i) >= 0.0) != (y(i) >= 0.0);
+  return static_cast<double>(wrong) / static_cast<double>(std::max<Index>(y.size(), 1));
+}
 
 }  // namespace
 
@@ -47,6 +52,7 @@ bool FixedSampleEstimator::read_training_set(DataSource& data, const std::string
   loss_scale_ = inverse.scale;
   trace_shift_ = shape_.d1 == shape_.d2 ? inverse.trace_shift : 0.0;
   response_rms_ = rms(training_.y);
+  sign_link_ = data.link() == Link::sign;
   return true;
 }
 
@@ -113,16 +119,28 @@ double FixedSampleEstimator::iterate(DataSource&) {
                                  kept);
     return -1.0;
   }
-  const double fit = response_rms_ > 0.0 ? residual_rms / response_rms_ : 0.0;
-  record_fit(fit, kTrainingFit);
+  const double fit = training_fit(r);
+  record_fit(fit, fit_measure("the training set, of the iterate before the step"));
   keep_if_best(fit, t);
   return advance(r);
 }
 
+double FixedSampleEstimator::training_fit(const Vector& r) const {
+  if (sign_link_) return sign_error_rate(training_.y, r + training_.y);
+  return response_rms_ > 0.0 ? rms(r) / response_rms_ : 0.0;
+}
+
+std::string FixedSampleEstimator::fit_measure(const std::string& where) const {
+  return (sign_link_ ? "fraction of signs the estimate gets wrong on " : "relative residual ‖y − ŷ‖/‖y‖ on ") + where;
+}
+
+double FixedSampleEstimator::fit_of(const Vector& y, const Vector& predicted) const {
+  return sign_link_ ? sign_error_rate(y, predicted) : IterativeEstimator::fit_of(y, predicted);
+}
+
 void FixedSampleEstimator::measure_final_fit() {
-  if (record_test_fit(estimate(), "relative residual ‖y − ŷ‖/‖y‖ on the held-out test set")) return;
-  const double residual_rms = rms(training_residual());
-  record_fit(response_rms_ > 0.0 ? residual_rms / response_rms_ : 0.0, "relative training residual ‖y − ŷ‖/‖y‖ (no held-out test set)");
+  if (record_test_fit(estimate(), fit_measure("the held-out test set"))) return;
+  record_fit(training_fit(training_residual()), fit_measure("the training set (no held-out test set)"));
 }
 
 }  // namespace rankone

@@ -60,7 +60,7 @@ class FixedSampleEstimator : public IterativeEstimator {
  protected:
   explicit FixedSampleEstimator(const FixedSampleSettings& settings);
 
-  /// Reads the training set and the loss scale; false, the run ended `failed` with the reason,
+  /// Reads the training set, the loss scale and the link; false, the run ended `failed` with the reason,
   /// when the source is endless or empty. Call first in `start`.
   bool read_training_set(DataSource& data, const std::string& estimator_name);
   /// False, the run ended `failed` naming `rank`, when rank k exceeds min(d1, d2): no start can
@@ -88,6 +88,8 @@ class FixedSampleEstimator : public IterativeEstimator {
   /// ∇f = (c/n) 𝒜'(r) itself, d1 × d2, without the trace correction: what a method whose steps
   /// test the loss (backtracking) needs.
   Matrix loss_gradient_dense(const Vector& r) const;
+  /// Whether the source's responses are signs (Link::sign): then every fit is a sign error rate.
+  bool sign_link() const { return sign_link_; }
   /// f = (c/2n) ‖r‖².
   double loss(const Vector& r) const { return loss_scale_ / (2.0 * static_cast<double>(r.size())) * r.squaredNorm(); }
   /// <∇f, D> for a direction D, from `dot_with_S` = <S, D> and tr D: the trace part S leaves out,
@@ -104,13 +106,20 @@ class FixedSampleEstimator : public IterativeEstimator {
   virtual double advance(const Vector& r) = 0;
 
  private:
-  /// One iteration: the residual of the current iterate, its fit ‖r‖/‖y‖ (recorded, kept when
-  /// the best), the divergence rule (a residual RMS above divergence_factor × the responses' RMS,
+  /// One iteration: the residual of the current iterate, its fit (recorded, kept when the best:
+  /// ‖r‖/‖y‖, or on a sign link the fraction of training signs it gets wrong), the divergence rule (a residual RMS above divergence_factor × the responses' RMS,
   /// or non-finite: the run ends `diverged` with the best iterate), then `advance`.
   double iterate(DataSource& data) final;
   /// The fit of the final estimate: on the held-out test set when the source has one, else the
   /// training residual.
   void measure_final_fit() final;
+  /// The fit of the iterate with training residual r, and the text naming the measure (`where`: the
+  /// set it was measured on).
+  double training_fit(const Vector& r) const;
+  std::string fit_measure(const std::string& where) const;
+  /// On a sign link, the fraction of signs the prediction gets wrong (0.5 learns nothing); else the base's.
+  double fit_of(const Vector& y, const Vector& predicted) const override;
+  double no_skill_fit() const override { return sign_link_ ? 0.5 : 1.0; }
 
   double divergence_factor_;
   Batch training_;
@@ -119,6 +128,7 @@ class FixedSampleEstimator : public IterativeEstimator {
   double loss_scale_ = 1.0;
   double trace_shift_ = 0.0;
   double response_rms_ = 0.0;
+  bool sign_link_ = false;
 };
 
 }  // namespace rankone

@@ -17,24 +17,25 @@
 namespace rankone {
 
 struct FixedSamplePlugin {
-  std::string name;      ///< also the page docs/plugins/<name>.md
+  std::string name;
   std::string summary;
   std::string citation;  ///< the papers, algorithms and equations
   std::string init;      ///< the default initializer ("": the estimator declares no `init`)
   Json example;          ///< parameters of the conformance run, on example_data
   FootprintModel footprint;
   Json example_data = nullptr;  ///< the conformance run's source; null: FixedSampleEstimator::example_data()
+  std::string page = "";        ///< the documentation page; "": docs/plugins/<name>.md
 };
 
 /// One registration of estimator E, built from Options(params).
 template <class E, class Options>
-PluginDescriptor fixed_sample_plugin(FixedSamplePlugin p) {
+Registration fixed_sample_registration(FixedSamplePlugin p) {
   Registration r;
   r.kind = Kind::estimator;
   r.name = p.name;
   r.summary = std::move(p.summary);
   r.citation = std::move(p.citation);
-  r.doc_page = "docs/plugins/" + p.name + ".md";
+  r.doc_page = p.page.empty() ? "docs/plugins/" + p.name + ".md" : std::move(p.page);
   r.schema = Options::schema();
   IterativeEstimator::declare_policy(r.schema, {.init = p.init});
   r.example = std::move(p.example);
@@ -45,8 +46,14 @@ PluginDescriptor fixed_sample_plugin(FixedSamplePlugin p) {
   };
   r.footprint = std::move(p.footprint);
   r.needs_finite_data = true;
+  return r;
+}
+
+/// A plugin of one such registration.
+template <class E, class Options>
+PluginDescriptor fixed_sample_plugin(FixedSamplePlugin p) {
   PluginDescriptor d;
-  d.registrations.push_back(std::move(r));
+  d.registrations.push_back(fixed_sample_registration<E, Options>(std::move(p)));
   return d;
 }
 
