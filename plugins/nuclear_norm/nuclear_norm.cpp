@@ -19,6 +19,13 @@ const OptionsTable<Options>& Options::table() {
                            "(FISTA momentum); soft_impute: Mazumder, Hastie & Tibshirani's step, the proximal step at the "
                            "exact Lipschitz constant 1/p of distinct entries"),
                   {{"proximal", Method::proximal}, {"accelerated", Method::accelerated}, {"soft_impute", Method::soft_impute}});
+    t.bind_choice(&Options::loss,
+                  s.choice("loss", "squared", {"squared", "logistic"},
+                           "squared: f = (c/2n) Σ (<A_i, X> − y_i)²; logistic: f = (c/n) Σ log(1 + exp(−y_i <A_i, X>)) "
+                           "on labels ±1 (c the operator's isotropic scale in both)"),
+                  {{"squared", Loss::squared}, {"logistic", Loss::logistic}});
+    s.constraint({"method", "loss"}, "method \"soft_impute\" is the exact step of the squared loss: loss must be \"squared\"",
+                 [](const Params& p) { return p.string("method") != "soft_impute" || p.string("loss") == "squared"; });
     t.bind(&Options::lambda, s.number("lambda", std::nullopt,
                                       "one regularisation weight λ on the normalised loss; default the path from λ_max")
                                  .above(0.0)
@@ -36,12 +43,58 @@ const OptionsTable<Options>& Options::table() {
                  });
     t.bind(&Options::stage_iterations,
            s.integer("stage_iterations", 500, "proximal steps allowed per value of λ").at_least(1).at_most(kMaxCount));
+    t.bind(&Options::initial_step,
+           s.number("initial_step", 1.0, "1/L of the first trial step (the normalised loss makes 1 the natural scale); "
+                                         "backtracking doubles L until the step is accepted")
+               .above(0.0));
+    t.bind(&Options::step_growth,
+           s.number("step_growth", 1.0, "after each accepted step L is divided by this: 1 keeps Ji & Ye's non-decreasing L, "
+                                        "above 1 lets the step grow again (the trace-norm presets use 1.5)")
+               .at_least(1.0));
+    s.constraint({"method", "initial_step", "step_growth"},
+                 "method \"soft_impute\" steps at the exact Lipschitz constant: initial_step and step_growth do not apply",
+                 [](const Params& p) {
+                   return p.string("method") != "soft_impute" || (p.number("initial_step") == 1.0 && p.number("step_growth") == 1.0);
+                 });
     bind_fixed_sample_settings(t, 5000, "proximal steps over the whole path", 1e-6,
                                "each value of λ ends when ‖X_{t+1} − X_t‖_F / ‖X_t‖_F falls below this (the last: converged)");
     return t;
   }();
   return t;
 }
+
+template <NuclearNormOptions::Loss kLoss>
+const OptionsTable<TraceNormOptions<kLoss>>& TraceNormOptions<kLoss>::table() {
+  using T = TraceNormOptions<kLoss>;
+  static const OptionsTable<T> t = [] {
+    OptionsTable<T> t;
+    Schema& s = t.schema();
+    t.bind(&T::penalty, s.number("penalty", 1e-3, "μ in mean loss + μ‖W‖_* (the loss per measurement, not normalised)").at_least(0.0));
+    bind_fixed_sample_settings(t, 200, "proximal steps", 1e-5, "converged when ‖W⁺ − W‖_F / ‖W‖_F falls below this");
+    t.bind(&T::initial_step, s.number("initial_step", 1.0, "first step size tried on the mean loss; backtracking halves it, "
+                                                           "each accepted step grows it by 1.5")
+                                 .above(0.0));
+    return t;
+  }();
+  return t;
+}
+
+template <NuclearNormOptions::Loss kLoss>
+TraceNormOptions<kLoss>::operator NuclearNormOptions() const {
+  NuclearNormOptions o;
+  static_cast<FixedSampleSettings&>(o) = *this;
+  o.method = Options::Method::proximal;
+  o.loss = kLoss;
+  o.lambda = penalty;
+  o.stage_iterations = std::max(max_iterations, 1);
+  o.initial_step = initial_step;
+  o.step_growth = 1.5;
+  o.mean_loss_units = true;
+  return o;
+}
+
+template struct TraceNormOptions<Options::Loss::logistic>;
+template struct TraceNormOptions<Options::Loss::squared>;
 
 namespace {
 /// Rounding allowance of the backtracking test (Ji & Ye's F ≤ Q), so that L never doubles on noise.
@@ -51,7 +104,28 @@ struct State {
   Matrix dense, left, right;
   double nuclear;
 };
+
+/// log(1 + exp(−m)) without overflow, and its derivative in m, −1/(1 + exp(m)).
+double log1p_exp_neg(double m) { return m > 0.0 ? std::log1p(std::exp(-m)) : -m + std::log1p(std::exp(m)); }
+double logistic_slope(double m) { return m > 0.0 ? -std::exp(-m) / (1.0 + std::exp(-m)) : -1.0 / (1.0 + std::exp(m)); }
 }  // namespace
+
+double NuclearNorm::smooth(const Vector& r) const {
+  if (options_.loss == Options::Loss::squared) return loss(r);
+  const Vector& y = training().y;
+  double sum = 0.0;
+  for (Index i = 0; i < r.size(); ++i) sum += log1p_exp_neg(y(i) * (r(i) + y(i)));
+  return loss_scale() * sum / static_cast<double>(r.size());
+}
+
+Matrix NuclearNorm::smooth_gradient(const Vector& r) const {
+  if (options_.loss == Options::Loss::squared) return loss_gradient_dense(r);
+  // ∇f = (c/n) 𝒜'(g) with g_i = ∂ℓ/∂s_i = −y_i / (1 + exp(y_i s_i)): the base's (c/n) 𝒜' applied to g.
+  const Vector& y = training().y;
+  Vector g(r.size());
+  for (Index i = 0; i < r.size(); ++i) g(i) = y(i) * logistic_slope(y(i) * (r(i) + y(i)));
+  return loss_gradient_dense(g);
+}
 
 NuclearNorm::NuclearNorm(Options options) : FixedSampleEstimator(options), options_(std::move(options)) {}
 
@@ -91,16 +165,22 @@ void NuclearNorm::start(DataSource& data, Rng&) {
       return finish(Status::failed, "method \"soft_impute\" is for entries (operator \"entry\"), whose loss has the exact "
                                     "Lipschitz constant 1/p; use \"proximal\" or \"accelerated\" for this operator");
   }
+  if (options_.loss == Options::Loss::logistic && !(training().y.array().abs() == 1.0).all())
+    return finish(Status::failed, "loss \"logistic\" needs labels ±1 (a sign link); these responses are not all ±1");
   // The start 0 is the solution at λ_max = ‖∇f(0)‖₂: the path begins there.
   X_.dense = Matrix::Zero(shape.d1, shape.d2);
   X_.left = Matrix(shape.d1, 0);
   X_.right = Matrix(shape.d2, 0);
   Y_ = X_.dense;
-  const Matrix g0 = loss_gradient_dense(-training().y);
+  const Matrix g0 = smooth_gradient(-training().y);
   const double top = Eigen::BDCSVD<Matrix>(g0).singularValues()(0);
   if (!(top > 0.0)) return finish(Status::failed, "∇f(0) = 0: the responses are all zero, the solution is 0");
+  // The presets' mean loss is f / u: u = c/2 for (y − s)² against (c/2)(y − s)², c for the logistic loss.
+  const double units = !options_.mean_loss_units                  ? 1.0
+                       : options_.loss == Options::Loss::squared ? 0.5 * loss_scale()
+                                                                  : loss_scale();
   if (options_.lambda) {
-    lambdas_ = {*options_.lambda};
+    lambdas_ = {units * *options_.lambda};
   } else {
     for (Index j = 1; j <= options_.path_length; ++j)
       lambdas_.push_back(top * std::pow(options_.lambda_ratio, static_cast<double>(j) / static_cast<double>(options_.path_length)));
@@ -108,7 +188,7 @@ void NuclearNorm::start(DataSource& data, Rng&) {
   // Soft-Impute: L = m·c/n, the exact Lipschitz constant of f (never backtracked), m the largest
   // number of times one entry was drawn (1 for distinct entries: Mazumder et al.'s step).
   L_ = options_.method == Options::Method::soft_impute ? largest_multiplicity() * loss_scale() / static_cast<double>(training().size())
-                                                      : 1.0;
+                                                      : units / options_.initial_step;
 }
 
 double NuclearNorm::largest_multiplicity() const {
@@ -155,15 +235,15 @@ double NuclearNorm::advance(const Vector& r) {
     y_model.symmetrize = symmetrize_;
     rY = residual(y_model);
   }
-  const Matrix gY = loss_gradient_dense(rY);
-  const double fY = loss(rY);
+  const Matrix gY = smooth_gradient(rY);
+  const double fY = smooth(rY);
   Iterate Z;
   for (;;) {
     Z = threshold(Y_ - gY / L_, lambda / L_);
     if (options_.method == Options::Method::soft_impute) break;
     const Matrix D = Z.dense - Y_;
     const double Q = fY + (D.array() * gY.array()).sum() + 0.5 * L_ * D.squaredNorm() + lambda * Z.nuclear;
-    const double F = loss(residual(model_of(Z))) + lambda * Z.nuclear;
+    const double F = smooth(residual(model_of(Z))) + lambda * Z.nuclear;
     // Relative slack: at a converged stage D ≈ 0 and F, Q are the same number computed two ways.
     if (F <= Q + kBacktrackSlack * std::max(std::abs(F), std::abs(Q))) break;
     L_ *= 2.0;
@@ -182,6 +262,7 @@ double NuclearNorm::advance(const Vector& r) {
     Y_ = Z.dense;
   }
   X_ = std::move(Z);
+  L_ /= options_.step_growth;  // 1: Ji & Ye's L never decreases
   ++stage_steps_;
   const bool stage_done = change < options_.tolerance || stage_steps_ >= options_.stage_iterations;
   if (stage_done && stage_ + 1 == lambdas_.size() && !(change < options_.tolerance)) {

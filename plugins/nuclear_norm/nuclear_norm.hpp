@@ -2,7 +2,8 @@
 /// \file `nuclear_norm`: min_X f(X) + λ‖X‖_* on a fixed training set (estimation/fixed_sample.hpp)
 /// by proximal gradient steps X ← SVT_{λ/L}(Y − ∇f(Y)/L), plain or accelerated with Ji & Ye's
 /// backtracking, or Soft-Impute's exact step on entries, over a decreasing path of λ with warm
-/// starts. docs/plugins/nuclear_norm.md.
+/// starts; f the least-squares or the logistic loss. The one-bit baselines `trace_logistic` and
+/// `trace_squared` (Qiu et al.'s LRT and SMT) are configurations of it. docs/plugins/nuclear_norm.md.
 #include <optional>
 #include <vector>
 
@@ -13,16 +14,37 @@ namespace rankone::nuclear_norm {
 
 struct NuclearNormOptions : FixedSampleSettings, DeclaredOptions<NuclearNormOptions> {
   enum class Method { proximal, accelerated, soft_impute };
+  enum class Loss { squared, logistic };
 
   Method method;
+  Loss loss;
   std::optional<double> lambda;  ///< one λ; unset: the path
   double lambda_ratio;           ///< the path ends at λ_max · lambda_ratio
   Index path_length;             ///< values of λ after λ_max
   int stage_iterations;          ///< steps allowed per λ
+  double initial_step;           ///< 1/L of the first trial step
+  double step_growth;            ///< after an accepted step, L ← L / step_growth
+  /// The trace-norm presets' units: λ and initial_step given for the mean loss (1/n) Σ ℓ with the
+  /// squared loss ℓ = (y − s)² (Qiu et al.'s objective), converted at the start by the operator's c.
+  bool mean_loss_units = false;
 
   static const OptionsTable<NuclearNormOptions>& table();
   NuclearNormOptions() { read_defaults(); }
   explicit NuclearNormOptions(const Params& params) { read(params); }
+};
+
+/// `trace_logistic` / `trace_squared` (Qiu et al. 2017's LRT / SMT baselines): min mean ℓ + μ‖W‖_*
+/// by proximal steps whose step grows by 1.5 after each accepted one, as nuclear_norm configured.
+template <NuclearNormOptions::Loss kLoss>
+struct TraceNormOptions : FixedSampleSettings, DeclaredOptions<TraceNormOptions<kLoss>> {
+  double penalty;
+  double initial_step;
+
+  static const OptionsTable<TraceNormOptions>& table();
+  TraceNormOptions() { this->read_defaults(); }
+  explicit TraceNormOptions(const Params& params) { this->read(params); }
+  /// The nuclear_norm configuration these settings are.
+  operator NuclearNormOptions() const;
 };
 
 class NuclearNorm final : public FixedSampleEstimator {
@@ -48,6 +70,10 @@ class NuclearNorm final : public FixedSampleEstimator {
   /// SVT_τ(Y): singular values shrunk by τ, those at 0 dropped.
   Iterate threshold(const Matrix& Y, double tau) const;
   LowRankModel model_of(const Iterate& x) const;
+  /// f at the iterate whose training residual is r, and ∇f there (d1 × d2).
+  double smooth(const Vector& r) const;
+  Matrix smooth_gradient(const Vector& r) const;
+  std::string stall_hint() const override { return "λ may be too large: it thresholds every singular value"; }
   /// The most times one entry occurs in the training set (entries only).
   double largest_multiplicity() const;
 

@@ -387,83 +387,8 @@ void OneVsAllSvm::start(DataSource& data, Rng&) {
                      " labels (" + std::to_string(newton_.newton_steps) + " Newton steps at most)";
 }
 
-// ---- trace_logistic / trace_squared ----
-
-TraceNormRegression::TraceNormRegression(const Params& params, LossKind loss)
-    : IterativeEstimator(static_cast<int>(params.integer("max_iterations")), params.number("tolerance")),
-      training_size_(optional_size(params, "training_size")),
-      penalty_(params.number("penalty")),
-      loss_{loss},
-      step_(params.number("initial_step")) {}
-
-TraceNormRegression::~TraceNormRegression() = default;
-
-void TraceNormRegression::measure_final_fit() {
-  if (!op_ || train_.size() == 0) return;
-  if (record_test_fit(estimate(), "fraction of the held-out test set's signs the estimate gets wrong")) return;
-  record_fit(sign_error(train_.y, scores_),
-             "fraction of the training set's signs the estimate gets wrong (one training set; no held-out test set)");
-}
-
-void TraceNormRegression::start(DataSource& data, Rng&) {
-  std::string why;
-  std::optional<Batch> train = gather_training_set(data, training_size_, why);
-  const ProblemShape shape = data.shape();
-  model_ = LowRankModel{};
-  model_.left = Matrix::Zero(shape.d1, 1);
-  model_.right = Matrix::Zero(shape.d2, 1);
-  if (!train) {
-    finish(Status::failed, why);
-    return;
-  }
-  train_ = std::move(*train);
-  op_ = &data.sensing_operator();
-  weights_ = Matrix::Zero(shape.d1, shape.d2);
-  scores_ = Vector::Zero(train_.size());
-  history_ = {loss_.mean(train_.y, scores_)};
-}
-
-double TraceNormRegression::iterate(DataSource&) {
-  const double n = static_cast<double>(train_.y.size());
-  const Index d2 = weights_.cols();
-  Vector g(train_.y.size());
-  for (Index i = 0; i < g.size(); ++i) g(i) = loss_.gradient(train_.y(i), scores_(i)) / n;
-  const Matrix gradient = op_->adjoint_times(train_, g, Matrix::Identity(d2, d2));
-  const double smooth = loss_.mean(train_.y, scores_);
-
-  for (int halving = 0; halving < 60; ++halving) {
-    const Thresholded next = singular_value_threshold(weights_ - step_ * gradient, step_ * penalty_);
-    LowRankModel candidate;
-    candidate.left = next.left.cols() > 0 ? next.left : Matrix::Zero(weights_.rows(), 1);
-    candidate.right = next.right.cols() > 0 ? next.right : Matrix::Zero(d2, 1);
-    const Vector scores = op_->forward(train_, candidate);
-    const Matrix next_weights = candidate.left * candidate.right.transpose();
-    const Matrix move = next_weights - weights_;
-    const double next_smooth = loss_.mean(train_.y, scores);
-    // Sufficient decrease of the smooth part's quadratic model: guarantees F(W⁺) ≤ F(W).
-    if (next_smooth <= smooth + inner(gradient, move) + move.squaredNorm() / (2.0 * step_) + 1e-15 * std::abs(smooth)) {
-      const double change = move.norm() / std::max(weights_.norm(), 1e-300);
-      weights_ = next_weights;
-      scores_ = scores;
-      model_ = std::move(candidate);
-      history_.push_back(next_smooth + penalty_ * next.nuclear_norm);
-      step_ *= 1.5;  // let the step grow again; backtracking keeps every accepted step monotone
-      if (!std::isfinite(history_.back())) {
-        finish(Status::diverged, "non-finite objective at iteration " + std::to_string(iteration() + 1));
-        return -1.0;
-      }
-      return change;
-    }
-    step_ *= 0.5;
-  }
-  finish(Status::failed, "backtracking found no step that decreases the objective at iteration " +
-                             std::to_string(iteration() + 1));
-  return -1.0;
-}
-
 }  // namespace rankone::one_bit
 
 namespace rankone::one_bit {
 double Leml::fit_of(const Vector& y, const Vector& predicted) const { return sign_error(y, predicted); }
-double TraceNormRegression::fit_of(const Vector& y, const Vector& predicted) const { return sign_error(y, predicted); }
 }  // namespace rankone::one_bit

@@ -5,9 +5,10 @@
 ///
 /// - `leml` (Yu, Jain, Kar & Dhillon 2014): W = U V', loss on observed entries plus
 ///   λ(‖U‖² + ‖V‖²), alternating minimisation with a Newton–CG solve per factor;
-/// - `ova_svm`: one-vs-all linear L2-SVM (squared hinge, L2 penalty), W unconstrained;
-/// - `trace_logistic` / `trace_squared` (the paper's LRT / SMT): loss + μ‖W‖_*, proximal gradient
-///   with singular value thresholding and a backtracking step (monotone objective).
+/// - `ova_svm`: one-vs-all linear L2-SVM (squared hinge, L2 penalty), W unconstrained.
+///
+/// The paper's trace-norm baselines LRT and SMT (`trace_logistic`, `trace_squared`) are
+/// configurations of the one convex solver, `nuclear_norm` (plugins/nuclear_norm/).
 #include <memory>
 #include <optional>
 #include <vector>
@@ -85,43 +86,6 @@ class OneVsAllSvm final : public Estimator {
   NewtonOptions newton_;
   LowRankModel model_;
   Summary summary_;
-};
-
-/// `trace_logistic` / `trace_squared`: min_W mean ℓ(y, 𝒜(W)) + μ‖W‖_* by proximal gradient.
-class TraceNormRegression final : public IterativeEstimator {
- public:
-  TraceNormRegression(const Params& params, LossKind loss);
-  ~TraceNormRegression() override;
-
-  /// Draws the training set; starts from W = 0.
-  void start(DataSource& data, Rng& rng) override;
-  Estimate estimate() const override { return model_; }
-  /// The objective after every accepted step (the first entry at W = 0).
-  const std::vector<double>& objective_history() const { return history_; }
-
- protected:
-  /// One proximal-gradient step W ← SVT(W − t ∇f(W), t μ), t by backtracking until
-  /// f(W⁺) ≤ f(W) + <∇f, W⁺ − W> + ‖W⁺ − W‖²/(2t). Returns ‖W⁺ − W‖_F / ‖W‖_F.
-  double iterate(DataSource& data) override;
-  /// The training sign error, from the scores kept for the training set.
-  void measure_final_fit() override;
-  double no_skill_fit() const override { return 0.5; }
-  /// Sign error rate: the measure of the held-out fit.
-  double fit_of(const Vector& y, const Vector& predicted) const override;
-  std::string stall_hint() const override { return "penalty may be too strong (it thresholds every singular value)"; }
-
- private:
-  std::optional<Index> training_size_;
-  double penalty_;
-  Loss loss_;
-  double step_ = 1.0;
-
-  Batch train_;
-  const SensingOperator* op_ = nullptr;
-  Matrix weights_;     ///< W, dense d1 × d2
-  Vector scores_;      ///< 𝒜(W) on the training set
-  LowRankModel model_;
-  std::vector<double> history_;
 };
 
 }  // namespace rankone::one_bit

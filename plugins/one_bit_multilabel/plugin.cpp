@@ -171,31 +171,6 @@ Registration svm_registration() {
   return r;
 }
 
-Registration trace_registration(const std::string& name, LossKind loss, const std::string& what,
-                                const std::string& table_name) {
-  Registration r;
-  r.example_data = example_data();
-  r.kind = Kind::estimator;
-  r.name = name;
-  r.summary = "trace-norm-regularised " + what + ": mean loss + μ‖W‖_*, proximal gradient with singular value "
-              "thresholding";
-  r.citation = std::string(kPaper) + ", Table 2 (" + table_name + ")";
-  r.doc_page = kBaselinePage;
-  Schema& s = r.schema;
-  s.number("penalty", 1e-3, "μ in mean loss + μ‖W‖_*").at_least(0.0);
-  declare_training(s);
-  s.integer("max_iterations", 200, "proximal-gradient steps").at_least(0);
-  s.number("tolerance", 1e-5, "stop when ‖W⁺ − W‖_F / ‖W‖_F falls below this").at_least(0.0);
-  s.number("initial_step", 1.0, "first step size tried; backtracking halves it, accepted steps grow it by 1.5")
-      .above(0.0);
-  IterativeEstimator::declare_policy(s);
-  r.factory = [loss](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return std::make_unique<TraceNormRegression>(p, loss);
-  };
-  r.footprint = dense_weights_footprint;
-  return r;
-}
-
 Registration recovery_error_registration() {
   Registration r;
   r.kind = Kind::metric;
@@ -242,8 +217,6 @@ PluginDescriptor describe_one_bit_multilabel() {
   d.registrations.push_back(one_bit_registration());
   d.registrations.push_back(leml_registration());
   d.registrations.push_back(svm_registration());
-  d.registrations.push_back(trace_registration("trace_logistic", LossKind::logistic, "logistic regression", "LRT"));
-  d.registrations.push_back(trace_registration("trace_squared", LossKind::squared, "least squares", "SMT"));
   d.registrations.push_back(recovery_error_registration());
   d.registrations.push_back(precision_registration());
   return d;

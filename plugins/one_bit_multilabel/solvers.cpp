@@ -3,8 +3,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include <Eigen/SVD>
-
 namespace rankone::one_bit {
 
 namespace {
@@ -134,19 +132,6 @@ Matrix newton_cg(const LinearScores& map, const Loss& loss, const Vector& y, dou
   }
   if (objective) *objective = f;
   return theta;
-}
-
-Thresholded singular_value_threshold(const Matrix& A, double tau) {
-  Eigen::BDCSVD<Matrix> svd(A, Eigen::ComputeThinU | Eigen::ComputeThinV);
-  const Vector& sigma = svd.singularValues();
-  Index r = 0;
-  while (r < sigma.size() && sigma(r) > tau) ++r;
-  Thresholded out;
-  const Vector shrunk = (sigma.head(r).array() - tau).matrix();
-  out.left = svd.matrixU().leftCols(r) * shrunk.asDiagonal();
-  out.right = svd.matrixV().leftCols(r);
-  out.nuclear_norm = shrunk.sum();
-  return out;
 }
 
 std::optional<Batch> gather_training_set(DataSource& data, std::optional<Index> instances, std::string& why) {

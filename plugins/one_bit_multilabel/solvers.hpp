@@ -51,17 +51,6 @@ struct NewtonOptions {
 Matrix newton_cg(const LinearScores& map, const Loss& loss, const Vector& y, double penalty, Matrix theta,
                  const NewtonOptions& options, double* objective = nullptr);
 
-/// Singular value thresholding, the proximal map of τ‖·‖_*:
-/// `argmin_X ½‖X − A‖²_F + τ‖X‖_*  =  U max(Σ − τ, 0) V'`, from a dense SVD of A.
-/// Returns the factors: `left` = U_r max(Σ_r − τ, 0) (d1 × r), `right` = V_r (d2 × r), r the number
-/// of singular values above τ (possibly 0).
-struct Thresholded {
-  Matrix left;
-  Matrix right;
-  double nuclear_norm = 0.0;  ///< Σ max(σ_i − τ, 0)
-};
-Thresholded singular_value_threshold(const Matrix& A, double tau);
-
 /// The fixed training set of a batch estimator: `instances` instances from the source, or a whole
 /// pass of a finite source when `instances` is empty. Fails (returns nullopt with `why` set) when the
 /// source is endless and no size is given, or gives no data.

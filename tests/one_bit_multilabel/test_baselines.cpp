@@ -1,5 +1,5 @@
-// The baselines of Qiu et al. 2017: LEML, one-vs-all SVM, trace-norm logistic / squared regression,
-// and the numerical pieces under them (singular value thresholding, Newton–CG).
+// The baselines of Qiu et al. 2017: LEML, one-vs-all SVM, the Newton–CG solver under them, and the
+// trace-norm baselines (configurations of nuclear_norm: tests/sensing_baselines) learning beside them.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -11,37 +11,6 @@
 using namespace rankone;
 using namespace rankone::one_bit;
 using test::one_bit::Run;
-
-TEST_CASE("singular value thresholding equals U max(Σ − τ, 0) V' from a dense Jacobi SVD", "[svt]") {
-  Rng rng(3);
-  Matrix A(30, 12);
-  rng.fill_normal(A.data(), A.size());
-  Eigen::JacobiSVD<Matrix> svd(A, Eigen::ComputeThinU | Eigen::ComputeThinV);
-  for (double tau : {0.0, 1.0, 3.5, 100.0}) {
-    const Vector shrunk = (svd.singularValues().array() - tau).max(0.0).matrix();
-    const Matrix expected = svd.matrixU() * shrunk.asDiagonal() * svd.matrixV().transpose();
-    const Thresholded t = singular_value_threshold(A, tau);
-    const Matrix got = t.left.cols() > 0 ? Matrix(t.left * t.right.transpose()) : Matrix::Zero(30, 12);
-    INFO("tau = " << tau);
-    CHECK((got - expected).norm() <= 1e-10 * std::max(1.0, A.norm()));
-    CHECK(t.nuclear_norm == Approx(shrunk.sum()).margin(1e-10));
-    CHECK(t.left.cols() == (svd.singularValues().array() > tau).count());
-  }
-  // It is the proximal map: ½‖X − A‖² + τ‖X‖_* is smallest at X = SVT(A, τ) among nearby X.
-  const double tau = 2.0;
-  const Thresholded t = singular_value_threshold(A, tau);
-  const Matrix X = t.left * t.right.transpose();
-  auto prox_objective = [&](const Matrix& Y) {
-    Eigen::JacobiSVD<Matrix> s(Y);
-    return 0.5 * (Y - A).squaredNorm() + tau * s.singularValues().sum();
-  };
-  const double best = prox_objective(X);
-  for (int trial = 0; trial < 20; ++trial) {
-    Matrix E(30, 12);
-    rng.fill_normal(E.data(), E.size());
-    CHECK(prox_objective(X + 1e-3 * E) > best);
-  }
-}
 
 TEST_CASE("Newton–CG solves a ridge regression exactly (squared loss, one Newton step)", "[solvers]") {
   Rng rng(8);
@@ -60,28 +29,6 @@ TEST_CASE("Newton–CG solves a ridge regression exactly (squared loss, one Newt
   const double n = 400.0;
   const Vector exact = (X * X.transpose() / n + penalty * Matrix::Identity(5, 5)).ldlt().solve(X * y / n);
   CHECK((theta - exact).norm() < 1e-9 * exact.norm());
-}
-
-TEST_CASE("trace-norm proximal gradient decreases its objective monotonically", "[trace]") {
-  const Json source = test::one_bit::full_label_source(30, 12, 2, 300, 0);
-  for (const char* name : {"trace_logistic", "trace_squared"}) {
-    INFO(name);
-    const Json params{{"penalty", 0.02}, {"max_iterations", 60}, {"tolerance", 0.0}};
-    // Built directly (not through the registry) to read the objective history.
-    auto data = test::make<DataSource>(source, Kind::data_source);
-    data->open(4);
-    const ValidationContext ctx(test::registry(), nullptr);
-    TraceNormRegression solver(Params(test::registry().get(name).schema.validate(params, ctx, "")),
-                               std::string(name) == "trace_logistic" ? LossKind::logistic : LossKind::squared);
-    Rng rng(1);
-    solver.start(*data, rng);
-    while (solver.step(*data)) {
-    }
-    const std::vector<double>& f = solver.objective_history();
-    REQUIRE(f.size() == 61);
-    for (std::size_t i = 1; i < f.size(); ++i) CHECK(f[i] <= f[i - 1] * (1.0 + 1e-12));
-    CHECK(f.back() < 0.9 * f.front());
-  }
 }
 
 TEST_CASE("leml reaches AUC ≥ 0.95 on the one_bit_mll test problem (squared loss, single labels)", "[leml]") {

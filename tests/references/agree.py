@@ -11,7 +11,7 @@ case.json: {"method": "factored_gd", "operator": "symmetric_rank_one" | "asymmet
 "entry" | "gaussian_ensemble", "symmetric": bool (gaussian_ensemble), "d1", "d2", "n",
 "scale": the C++ loss scale c, "iterations", "tolerance"; factored_gd: "preconditioner",
 "factorization", "eta"; svp: "rank", "step", "delta"; nuclear_norm: "variant" (its method), "lambda" (or null),
-"lambda_ratio", "path_length", "stage_tolerance", "stage_iterations"}.
+"lambda_ratio", "path_length", "stage_tolerance", "stage_iterations", "loss", "initial_step", "step_growth"}.
 Files: y.npy; the designs (X.npy: d x n for symmetric rank-one; U.npy, V.npy; rows.npy, cols.npy;
 A.npy: d1 x n*d2 with A_i in columns i*d2 .. (i+1)*d2); L_t.npy and R_t.npy for t = 0..T (the
 estimate's factors: M_t = L_t R_t').
@@ -117,7 +117,9 @@ def nuclear_norm_gaps(folder, case, op, y):
     lambdas = [case["lambda"]] if case.get("lambda") is not None else None
     iterates, _ = nuclear_norm.run(op, y, shape, case["variant"], lambdas=lambdas, ratio=case["lambda_ratio"],
                                    length=case["path_length"], tol=case["stage_tolerance"],
-                                   stage_iters=case["stage_iterations"], iters=case["iterations"])
+                                   stage_iters=case["stage_iterations"], iters=case["iterations"],
+                                   loss=case.get("loss", "squared"), L0=1.0 / case.get("initial_step", 1.0),
+                                   growth=case.get("step_growth", 1.0))
     if len(iterates) != case["iterations"]:
         raise SystemExit(f"the reference ran {len(iterates)} steps, the C++ run {case['iterations']}")
     gaps = []

@@ -6,10 +6,13 @@ exact step size of the entries operator.
 
     F(X) = f(X) + lam ||X||_*,    f(X) = (c/2n) ||A(X) - y||^2          (c = op.scale, sensing.py)
     grad f(X) = (c/n) A*(A(X) - y)
+    logistic loss (labels +-1): f(X) = (c/n) sum_i log(1 + exp(-y_i s_i)), s = A(X),
+    grad f(X) = (c/n) A*(-y / (1 + exp(y s)))
     p_L(Y) = SVT_{lam/L}(Y - grad f(Y) / L)     (SVT_tau: singular values shrunk by tau, floored at 0)
 
 Backtracking (Ji & Ye): from the last L, multiply L by gamma until F(p_L(Y)) <= Q_L(p_L(Y), Y) with
-Q_L(Z, Y) = f(Y) + <Z - Y, grad f(Y)> + (L/2) ||Z - Y||_F^2 + lam ||Z||_*.
+Q_L(Z, Y) = f(Y) + <Z - Y, grad f(Y)> + (L/2) ||Z - Y||_F^2 + lam ||Z||_*. With `growth` > 1 the
+next step starts from L / growth (Ji & Ye keep L: growth 1); the first from L0.
 Accelerated: X_k = p_L(Y_k), a_{k+1} = (1 + sqrt(1 + 4 a_k^2)) / 2,
 Y_{k+1} = X_k + ((a_k - 1) / a_{k+1}) (X_k - X_{k-1}), a_1 = 1, Y_1 = X_0.
 Soft-Impute: for entries drawn without replacement f has Lipschitz constant exactly c/n = 1/p, and
@@ -34,46 +37,52 @@ def svt(Y, tau):
     return (U * s) @ Vt
 
 
-def f(op, y, X):
-    r = op.forward(X) - y
+def f(op, y, X, loss="squared"):
+    s = op.forward(X)
+    if loss == "logistic":
+        return op.scale / op.n * float(np.sum(np.logaddexp(0.0, -y * s)))
+    r = s - y
     return op.scale / (2 * op.n) * float(r @ r)
 
 
-def grad(op, y, X):
-    return (op.scale / op.n) * op.adjoint(op.forward(X) - y)
+def grad(op, y, X, loss="squared"):
+    s = op.forward(X)
+    if loss == "logistic":
+        return (op.scale / op.n) * op.adjoint(-y * 0.5 * (1.0 - np.tanh(0.5 * y * s)))  # -y / (1 + e^{ys})
+    return (op.scale / op.n) * op.adjoint(s - y)
 
 
 def nuclear(X):
     return float(np.sum(np.linalg.svd(X, compute_uv=False)))
 
 
-def lambda_max(op, y, shape):
-    return float(np.linalg.norm(grad(op, y, np.zeros(shape)), 2))
+def lambda_max(op, y, shape, loss="squared"):
+    return float(np.linalg.norm(grad(op, y, np.zeros(shape), loss), 2))
 
 
-def backtracked_step(op, y, Y, lam, L, gamma=2.0):
+def backtracked_step(op, y, Y, lam, L, gamma=2.0, loss="squared"):
     """(p_L(Y), L) with the smallest L = L_prev * gamma^j satisfying Ji & Ye's condition."""
-    fY, gY = f(op, y, Y), grad(op, y, Y)
+    fY, gY = f(op, y, Y, loss), grad(op, y, Y, loss)
     while True:
         Z = svt(Y - gY / L, lam / L)
         D = Z - Y
         Q = fY + float(np.sum(D * gY)) + 0.5 * L * float(np.sum(D * D)) + lam * nuclear(Z)
-        F = f(op, y, Z) + lam * nuclear(Z)
+        F = f(op, y, Z, loss) + lam * nuclear(Z)
         if F <= Q + SLACK * max(abs(F), abs(Q)):  # rounding allowance: at a converged stage F = Q
             return Z, L
         L *= gamma
 
 
-def path(op, y, shape, ratio, length):
-    top = lambda_max(op, y, shape)
+def path(op, y, shape, ratio, length, loss="squared"):
+    top = lambda_max(op, y, shape, loss)
     return [top * ratio ** (j / length) for j in range(1, length + 1)]
 
 
 def run(op, y, shape, method="accelerated", lambdas=None, ratio=1e-4, length=10, tol=1e-6, stage_iters=500,
-        iters=None, L0=1.0, gamma=2.0):
+        iters=None, L0=1.0, gamma=2.0, loss="squared", growth=1.0):
     """Iterates X_1, X_2, ... (one per proximal step) over the path; returns the list of iterates and
     the stage (lambda index) of each. `iters` caps the total number of steps."""
-    lambdas = path(op, y, shape, ratio, length) if lambdas is None else lambdas
+    lambdas = path(op, y, shape, ratio, length, loss) if lambdas is None else lambdas
     X = np.zeros(shape)
     L = L0 if method != "soft_impute" else op.scale / op.n
     out, stages = [], []
@@ -85,7 +94,8 @@ def run(op, y, shape, method="accelerated", lambdas=None, ratio=1e-4, length=10,
             if method == "soft_impute":
                 X_new = svt(Y - grad(op, y, Y) / L, lam / L)
             else:
-                X_new, L = backtracked_step(op, y, Y, lam, L, gamma)
+                X_new, L = backtracked_step(op, y, Y, lam, L, gamma, loss)
+                L /= growth
             change = np.linalg.norm(X_new - X) / max(np.linalg.norm(X), 1e-300)
             if method == "accelerated":
                 a_next = (1 + np.sqrt(1 + 4 * a * a)) / 2

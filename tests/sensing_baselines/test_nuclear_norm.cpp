@@ -1,6 +1,7 @@
-// nuclear_norm (proximal gradient, accelerated, Soft-Impute over a λ path): step-by-step agreement
-// with the numpy reference tests/references/nuclear_norm.py across the stages of a path, planted
-// truths recovered to the accuracy λ_min allows, refusals.
+// nuclear_norm (proximal gradient, accelerated, Soft-Impute over a λ path; squared or logistic loss):
+// step-by-step agreement with the numpy reference tests/references/nuclear_norm.py across the stages
+// of a path, planted truths recovered to the accuracy λ_min allows, the one-bit presets
+// trace_logistic / trace_squared as the configurations they are, refusals.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -33,6 +34,60 @@ TEST_CASE("nuclear_norm agrees step by step with its numpy reference along its �
   check_nuclear_agreement("ensemble_accelerated", baseline_source("gaussian_ensemble", 8, 6, 150, "general"), "accelerated", 1.0);
   check_nuclear_agreement("entry_soft_impute", baseline_source("entry", 20, 16, 200, "general"), "soft_impute", 20.0 * 16.0);
   check_nuclear_agreement("entry_accelerated", baseline_source("entry", 20, 16, 200, "general"), "accelerated", 20.0 * 16.0);
+}
+
+TEST_CASE("nuclear_norm's logistic loss and growing step agree with the numpy reference", "[nuclear_norm][reference]") {
+  Json signs = baseline_source("gaussian_ensemble", 8, 6, 200, "general");
+  signs["link"] = "sign";
+  // One λ, the trace-norm presets' step rule (L / 1.5 after each accepted step, so backtracking
+  // recurs), then a path with momentum.
+  test::check_agreement("logistic_growing_step", signs,
+                        Json{{"name", "nuclear_norm"}, {"method", "proximal"}, {"loss", "logistic"}, {"lambda", 0.02},
+                             {"step_growth", 1.5}, {"initial_step", 4.0}},
+                        12, 1.0,
+                        Json{{"variant", "proximal"}, {"lambda", 0.02}, {"lambda_ratio", 1e-4}, {"path_length", 10},
+                             {"stage_tolerance", 0.0}, {"stage_iterations", 500}, {"loss", "logistic"}, {"step_growth", 1.5},
+                             {"initial_step", 4.0}});
+  test::check_agreement("logistic_accelerated_path", signs,
+                        Json{{"name", "nuclear_norm"}, {"loss", "logistic"}, {"path_length", 3}, {"lambda_ratio", 0.01},
+                             {"stage_iterations", 4}},
+                        12, 1.0,
+                        Json{{"variant", "accelerated"}, {"lambda", nullptr}, {"lambda_ratio", 0.01}, {"path_length", 3},
+                             {"stage_tolerance", 0.0}, {"stage_iterations", 4}, {"loss", "logistic"}});
+}
+
+TEST_CASE("trace_logistic and trace_squared are nuclear_norm configured in the mean loss's units", "[nuclear_norm][trace]") {
+  // Qiu et al.'s single-label operator has c = 1: the mean logistic loss is f, the mean (y − s)² is 2f,
+  // so penalty μ and step t are λ = μ, 1/L = t (logistic) and λ = μ/2, 1/L = 2t (squared).
+  const Json source{{"name", "synthetic"}, {"operator", "single_label"}, {"d", 30}, {"d2", 12}, {"rank", 2},
+                    {"truth", "unit_columns"}, {"link", "sign"}, {"full_labels", true}, {"size", 300},
+                    {"test_size", 100}, {"test_full_labels", true}};
+  const Json common{{"method", "proximal"}, {"step_growth", 1.5}, {"max_iterations", 40}, {"stage_iterations", 40},
+                    {"tolerance", 1e-5}};
+  const std::vector<std::tuple<const char*, Json, Json>> cases{
+      {"trace_logistic", Json{{"name", "trace_logistic"}, {"penalty", 0.02}, {"max_iterations", 40}, {"initial_step", 0.5}},
+       Json{{"loss", "logistic"}, {"lambda", 0.02}, {"initial_step", 0.5}}},
+      {"trace_squared", Json{{"name", "trace_squared"}, {"penalty", 0.02}, {"max_iterations", 40}, {"initial_step", 0.5}},
+       Json{{"loss", "squared"}, {"lambda", 0.01}, {"initial_step", 1.0}}},
+  };
+  for (const auto& [label, preset, own] : cases) {
+    INFO(label);
+    Json configured = common;
+    configured.update(own);
+    configured["name"] = "nuclear_norm";
+    const test::FinishedRun a = test::run_to_end(source, preset, 7);
+    const test::FinishedRun b = test::run_to_end(source, configured, 7);
+    const Summary sa = a.estimator->summary(), sb = b.estimator->summary();
+    INFO(sa.message << " | " << sb.message);
+    CHECK(sa.status == sb.status);
+    CHECK(sa.iterations == sb.iterations);
+    const Estimate ea = a.estimator->estimate(), eb = b.estimator->estimate();
+    const Matrix Ma = ea.left * ea.right.transpose(), Mb = eb.left * eb.right.transpose();
+    CHECK((Ma - Mb).norm() <= 1e-12 * Mb.norm());
+    // A sign link: the fit is the fraction of the held-out signs the estimate gets wrong.
+    CHECK_THAT(sa.fit_measure, Contains("fraction of signs the estimate gets wrong on the held-out test set"));
+    CHECK(sa.fit < 0.25);
+  }
 }
 
 TEST_CASE("nuclear_norm recovers planted truths to the accuracy of its last λ", "[nuclear_norm][recovery]") {
@@ -85,4 +140,15 @@ TEST_CASE("nuclear_norm refuses what does not apply, naming the reason", "[nucle
   CHECK_THAT(run.estimator->summary().message, Contains("\"soft_impute\" is for entries"));
   CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "nuclear_norm"}, {"lambda", 0.1}, {"path_length", 3}}, Kind::estimator),
                     Contains("violated constraint on /lambda"));
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "nuclear_norm"}, {"method", "soft_impute"}, {"loss", "logistic"}},
+                                          Kind::estimator),
+                    Contains("loss must be \"squared\""));
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "nuclear_norm"}, {"method", "soft_impute"}, {"step_growth", 1.5}},
+                                          Kind::estimator),
+                    Contains("initial_step and step_growth do not apply"));
+  // The logistic loss reads labels ±1: real responses are refused at the start, not fitted.
+  const test::FinishedRun real = test::run_to_end(baseline_source("gaussian_ensemble", 6, 5, 60, "general"),
+                                                  Json{{"name", "nuclear_norm"}, {"loss", "logistic"}}, 1);
+  CHECK(real.estimator->summary().status == Status::failed);
+  CHECK_THAT(real.estimator->summary().message, Contains("needs labels ±1"));
 }
