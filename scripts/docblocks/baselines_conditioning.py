@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Prints the table of docs/baselines-conditioning.md from a run of
-experiments/baselines/conditioning.json: per estimator and condition number κ, the median number
-of iterations to a relative spectral error of 1e-8 (the `stop` rule ends a trial there; a trial
-that did not reach it counts as "> budget"), and the final error's median.
+experiments/baselines/conditioning.json (or of another experiment of the same design, such as
+experiments/gfm/conditioning_baselines.json): per estimator and condition number κ, the median
+number of iterations to a relative spectral error of 1e-8 (the `stop` rule ends a trial there; a
+trial that did not reach it counts as "> budget").
 
-usage: baselines_conditioning.py RESULTS_DIR           the table
-       baselines_conditioning.py summary RESULTS_DIR   one sentence: each estimator's growth in
-                                                       iterations from the smallest to the largest κ
+usage: baselines_conditioning.py [--experiment FILE] RESULTS_DIR           the table
+       baselines_conditioning.py summary [--experiment FILE] RESULTS_DIR   one sentence: each estimator's
+                                                       growth in iterations from the smallest to the largest κ
 """
 import sys
 
@@ -63,10 +64,14 @@ def summary(resolved, ts):
 
 def main():
     args = sys.argv[1:]
-    mode = args.pop(0) if len(args) == 2 and args[0] == "summary" else "table"
+    mode = args.pop(0) if args and args[0] == "summary" else "table"
+    experiment = EXPERIMENT
+    if len(args) == 3 and args[0] == "--experiment":
+        experiment = args[1]
+        args = args[2:]
     if len(args) != 1:
-        fail("usage: baselines_conditioning.py [summary] RESULTS_DIR")
-    resolved = design(EXPERIMENT)
+        fail("usage: baselines_conditioning.py [summary] [--experiment FILE] RESULTS_DIR")
+    resolved = design(experiment)
     {"table": table, "summary": summary}[mode](resolved, trials(args[0]))
 
 
