@@ -25,6 +25,8 @@ LOW, HIGH = 0.6, 1.4
 SYN = "synthetic"
 ENTRY = {"operator": "entry", "sampler": "one_hot"}
 SINGLE = {"operator": "single_label"}
+ASYM = {"operator": "asymmetric_rank_one", "truth": "general", "rank": 5}
+FM = {"operator": {"name": "symmetric_rank_one", "first_order": True}, "rank": 5, "w_norm": 1}
 
 
 def case(name, data, estimator, metrics=("samples",)):
@@ -58,6 +60,16 @@ def cases(scale):
         case("trace_squared (nuclear_norm)", {"name": SYN, "d": 300, "d2": 100, **SINGLE, "truth": "unit_columns",
                                               "link": "sign", "size": n(40000)},
              {"name": "trace_squared", "max_iterations": 3}),
+        case("factored_gd", {"name": SYN, "d": 500, **ASYM, "size": n(40000)},
+             {"name": "factored_gd", "rank": 5, "max_iterations": 3}),
+        case("svp", {"name": SYN, "d": 500, **ASYM, "size": n(40000)}, {"name": "svp", "rank": 5, "max_iterations": 3}),
+        case("altmin_sensing", {"name": SYN, "d": 500, **ASYM, "size": n(40000)},
+             {"name": "altmin_sensing", "rank": 5, "max_iterations": 2}),
+        case("nuclear_norm", {"name": SYN, "d": 500, **ASYM, "size": n(40000)},
+             {"name": "nuclear_norm", "path_length": 2, "max_iterations": 3}),
+        case("fm_mcmc", {"name": SYN, "d": 500, **FM, "size": n(20000)}, {"name": "fm_mcmc", "rank": 5, "max_iterations": 2}),
+        case("polynomial_network", {"name": SYN, "d": 500, **FM, "size": n(20000)},
+             {"name": "polynomial_network", "rank": 5, "max_iterations": 2}),
         case("omc_general", {"name": SYN, "d": n(40000), "d2": n(40000), "truth": "general", **ENTRY},
              {"name": "omc_general", "rank": 5, "max_iterations": 3}),
         case("omc_psd", {"name": SYN, "d": n(40000), "truth": "psd", "operator": "entry", "sampler": "one_hot"},
