@@ -225,25 +225,21 @@ double NuclearNorm::advance(const Vector& r) {
     return -1.0;
   }
   const bool accelerated = options_.method == Options::Method::accelerated;
-  // The step starts from Y (the momentum point) or from X, whose residual the base already has.
+  // The step starts from Y (the momentum point), whose residual the last step combined, or from X,
+  // whose residual the base already has.
   const bool at_x = !accelerated || momentum_ == 1.0;
-  Vector rY = r;
-  if (!at_x) {
-    LowRankModel y_model;  // Y = Y · I': its measurements without an SVD
-    y_model.left = Y_;
-    y_model.right = Matrix::Identity(Y_.cols(), Y_.cols());
-    y_model.symmetrize = symmetrize_;
-    rY = residual(y_model);
-  }
+  const Vector& rY = at_x ? r : y_residual_;
   const Matrix gY = smooth_gradient(rY);
   const double fY = smooth(rY);
   Iterate Z;
+  Vector rZ;
   for (;;) {
     Z = threshold(Y_ - gY / L_, lambda / L_);
     if (options_.method == Options::Method::soft_impute) break;
     const Matrix D = Z.dense - Y_;
     const double Q = fY + (D.array() * gY.array()).sum() + 0.5 * L_ * D.squaredNorm() + lambda * Z.nuclear;
-    const double F = smooth(residual(model_of(Z))) + lambda * Z.nuclear;
+    rZ = residual(model_of(Z));  // from Z's thin factors: O(n (d1 + d2) r), not a dense product
+    const double F = smooth(rZ) + lambda * Z.nuclear;
     // Relative slack: at a converged stage D ≈ 0 and F, Q are the same number computed two ways.
     if (F <= Q + kBacktrackSlack * std::max(std::abs(F), std::abs(Q))) break;
     L_ *= 2.0;
@@ -256,7 +252,10 @@ double NuclearNorm::advance(const Vector& r) {
   const double change = (Z.dense - X_.dense).norm() / std::max(X_.dense.norm(), 1e-300);
   if (accelerated) {
     const double next = 0.5 * (1.0 + std::sqrt(1.0 + 4.0 * momentum_ * momentum_));
-    Y_ = Z.dense + ((momentum_ - 1.0) / next) * (Z.dense - X_.dense);
+    const double beta = (momentum_ - 1.0) / next;
+    Y_ = Z.dense + beta * (Z.dense - X_.dense);
+    // 𝒜 is linear: Y's residual from those of Z and X, without the O(n d1 d2) product of dense Y.
+    y_residual_ = rZ + beta * (rZ - r);
     momentum_ = next;
   } else {
     Y_ = Z.dense;

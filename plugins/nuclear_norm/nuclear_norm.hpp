@@ -83,6 +83,7 @@ class NuclearNorm final : public FixedSampleEstimator {
   int stage_steps_ = 0;
   Iterate X_;
   Matrix Y_;          ///< the point the next step starts from (X_ without acceleration)
+  Vector y_residual_;  ///< 𝒜(Y) − y, combined from the residuals of the iterates Y is made of
   double momentum_ = 1.0;  ///< a_k of the accelerated method
   double L_ = 1.0;         ///< the step's Lipschitz estimate
   long backtracks_ = 0;
