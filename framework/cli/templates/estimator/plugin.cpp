@@ -5,9 +5,10 @@
 // FixedSampleEstimator.
 #include <algorithm>
 #include <any>
-#include <memory>
+#include <utility>
 
 #include <rankone/estimation/fixed_sample_plugin.hpp>
+#include <rankone/linalg/balanced_factors.hpp>
 #include <rankone/rankone.hpp>
 
 namespace {
@@ -42,10 +43,12 @@ class @Name@ final : public FixedSampleEstimator {
     if (!read_training_set(data, "@name@") || !rank_fits(options_.rank)) return;
     const Start s = initial_model(data, start_request(options_.rank), rng);  // spectral_init unless `init` says otherwise
     if (!s.ok) return finish(Status::failed, "no start: " + s.failure);
-    model_.left = s.model.left;
-    model_.right = s.model.right;
+    // Balanced factors (U Σ^½, V Σ^½): the step η/σ1 then means the same at every scale of M.
+    const BalancedFactors f = balanced_factors(s.model, options_.rank);
+    model_.left = f.left;
+    model_.right = f.right;
     model_.symmetrize = sensing().symmetric();
-    step_ = options_.step_size / std::max(difference_norms(model_, nullptr).spectral, 1e-300);
+    step_ = options_.step_size / std::max(f.values(0), 1e-300);
   }
 
   Estimate estimate() const override { return model_; }
