@@ -88,7 +88,7 @@ TraceNormOptions<kLoss>::operator NuclearNormOptions() const {
   o.lambda = penalty;
   o.stage_iterations = std::max(max_iterations, 1);
   o.initial_step = initial_step;
-  o.step_growth = 1.5;
+  o.step_growth = kPresetStepGrowth;
   o.mean_loss_units = true;
   return o;
 }

@@ -33,8 +33,11 @@ struct NuclearNormOptions : FixedSampleSettings, DeclaredOptions<NuclearNormOpti
   explicit NuclearNormOptions(const Params& params) { read(params); }
 };
 
+/// After each accepted step the trace-norm presets grow the step by this (the one-bit baselines' rule).
+inline constexpr double kPresetStepGrowth = 1.5;
+
 /// `trace_logistic` / `trace_squared` (Qiu et al. 2017's LRT / SMT baselines): min mean ℓ + μ‖W‖_*
-/// by proximal steps whose step grows by 1.5 after each accepted one, as nuclear_norm configured.
+/// by proximal steps whose step grows by kPresetStepGrowth after each accepted one, as nuclear_norm configured.
 template <NuclearNormOptions::Loss kLoss>
 struct TraceNormOptions : FixedSampleSettings, DeclaredOptions<TraceNormOptions<kLoss>> {
   double penalty;
