@@ -8,13 +8,6 @@ namespace {
 
 double rms(const Vector& v) { return v.size() > 0 ? v.norm() / std::sqrt(static_cast<double>(v.size())) : 0.0; }
 
-/// The fraction of responses whose sign `scores` gets wrong (sign(0) = +1).
-double sign_error_rate(const Vector& y, const Vector& scores) {
-  Index wrong = 0;
-  for (Index i = 0; i < y.size(); ++i) wrong += (scores(i) >= 0.0) != (y(i) >= 0.0);
-  return static_cast<double>(wrong) / static_cast<double>(std::max<Index>(y.size(), 1));
-}
-
 }  // namespace
 
 Json FixedSampleEstimator::example_data() {
@@ -126,16 +119,12 @@ double FixedSampleEstimator::iterate(DataSource&) {
 }
 
 double FixedSampleEstimator::training_fit(const Vector& r) const {
-  if (sign_link_) return sign_error_rate(training_.y, r + training_.y);
+  if (sign_link_) return fit_on_link(Link::sign, training_.y, r + training_.y);
   return response_rms_ > 0.0 ? rms(r) / response_rms_ : 0.0;
 }
 
 std::string FixedSampleEstimator::fit_measure(const std::string& where) const {
   return (sign_link_ ? "fraction of signs the estimate gets wrong on " : "relative residual ‖y − ŷ‖/‖y‖ on ") + where;
-}
-
-double FixedSampleEstimator::fit_of(const Vector& y, const Vector& predicted) const {
-  return sign_link_ ? sign_error_rate(y, predicted) : IterativeEstimator::fit_of(y, predicted);
 }
 
 void FixedSampleEstimator::measure_final_fit() {

@@ -117,7 +117,7 @@ std::string IterativeEstimator::restore_best(const std::string& otherwise) {
   restore(best_.state);
   summary_.fit = best_.fit;
   return "; the estimate returned is the best seen on " + best_.seen_on + " (after " + best_.unit + " " +
-         std::to_string(best_.after) + ", relative residual " + short_number(best_.fit) + ")";
+         std::to_string(best_.after) + ", " + fit_name(fit_link()) + " " + short_number(best_.fit) + ")";
 }
 
 void IterativeEstimator::declare_policy(Schema& schema, PolicyParts parts) {
@@ -176,9 +176,7 @@ bool IterativeEstimator::track_validation(const DataSource& data) {
     throw ConfigError("at " + early_.path + ": early_stopping needs a validation part of the data, and the source has "
                       "none (a file source: set validation_fraction or folds with validation_fold, and neither serve "
                       "nor evaluate_on \"validation\")");
-  Vector predicted = data.sensing_operator().forward(*validation, estimate());
-  if (data.link() == Link::sign) predicted = predicted.unaryExpr([](double v) { return v >= 0.0 ? 1.0 : -1.0; });
-  double loss = fit_of(validation->y, predicted);
+  double loss = fit_of(validation->y, data.sensing_operator().forward(*validation, estimate()));
   if (!std::isfinite(loss)) loss = std::numeric_limits<double>::infinity();
   early_.losses.push_back(loss);
   const int t = summary_.iterations;
@@ -235,19 +233,25 @@ void IterativeEstimator::record_fresh_fit(double fit, const std::string& measure
 bool IterativeEstimator::record_test_fit(const Estimate& estimate, const std::string& measure) {
   const Batch* test = stepped_source_ == nullptr ? nullptr : stepped_source_->test_set();
   if (test == nullptr || test->empty()) return false;
-  Vector predicted = stepped_source_->sensing_operator().forward(*test, estimate);
-  if (stepped_source_->link() == Link::sign)
-    predicted = predicted.unaryExpr([](double v) { return v >= 0.0 ? 1.0 : -1.0; });
-  const double fit = fit_of(test->y, predicted);
+  const double fit = fit_of(test->y, stepped_source_->sensing_operator().forward(*test, estimate));
   if (!std::isfinite(fit)) return false;
   record_fit(fit, measure);
   return true;
 }
 
-double IterativeEstimator::fit_of(const Vector& y, const Vector& predicted) const {
+double fit_on_link(Link link, const Vector& y, const Vector& scores) {
+  if (link == Link::sign) {
+    Index wrong = 0;
+    for (Index i = 0; i < y.size(); ++i) wrong += (scores(i) >= 0.0) != (y(i) >= 0.0);
+    return static_cast<double>(wrong) / static_cast<double>(std::max<Index>(y.size(), 1));
+  }
   const double y_norm = y.norm();
-  return y_norm > 0.0 ? (y - predicted).norm() / y_norm : std::numeric_limits<double>::quiet_NaN();
+  return y_norm > 0.0 ? (y - scores).norm() / y_norm : std::numeric_limits<double>::quiet_NaN();
 }
+
+std::string fit_name(Link link) { return link == Link::sign ? "sign error rate" : "relative residual"; }
+
+double no_skill_fit(Link link) { return link == Link::sign ? 0.5 : 1.0; }
 
 bool IterativeEstimator::still_converging(Status status) const {
   if (status != Status::max_iterations && status != Status::budget) return false;
@@ -265,10 +269,7 @@ double IterativeEstimator::measure_floor() const {
   const GroundTruth* truth = floor_source_->truth();
   const Batch* batch = &floor_batch_;
   if (truth == nullptr || batch == nullptr || batch->empty()) return std::numeric_limits<double>::quiet_NaN();
-  Vector predicted = floor_source_->sensing_operator().forward(*batch, *truth);
-  if (floor_source_->link() == Link::sign)
-    predicted = predicted.unaryExpr([](double v) { return v >= 0.0 ? 1.0 : -1.0; });
-  return fit_of(batch->y, predicted);
+  return fit_of(batch->y, floor_source_->sensing_operator().forward(*batch, *truth));
 }
 
 void IterativeEstimator::finish(Status status, std::string message) {
@@ -279,11 +280,7 @@ void IterativeEstimator::finish(Status status, std::string message) {
     if (early_.best_iteration != summary_.iterations || status == Status::diverged) restore(early_.best_state);
     message += "; early stopping kept iteration " + std::to_string(early_.best_iteration) + " of " +
                std::to_string(summary_.iterations) + " (validation loss " + short_number(early_.best) + ", the lowest)";
-    record_fit(early_.best, "validation loss of the kept iterate (" +
-                                std::string(stepped_source_ != nullptr && stepped_source_->link() == Link::sign
-                                                ? "sign error rate"
-                                                : "relative residual") +
-                                " on the validation part)");
+    record_fit(early_.best, "validation loss of the kept iterate (" + fit_name(fit_link()) + " on the validation part)");
   }
   if (status == Status::converged || status == Status::max_iterations || status == Status::budget) {
     if (!keeps_best_iterate) measure_final_fit();  // else the fit is the kept iterate's validation loss

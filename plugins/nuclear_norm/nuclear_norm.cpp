@@ -26,6 +26,13 @@ const OptionsTable<Options>& Options::table() {
                   {{"squared", Loss::squared}, {"logistic", Loss::logistic}});
     s.constraint({"method", "loss"}, "method \"soft_impute\" is the exact step of the squared loss: loss must be \"squared\"",
                  [](const Params& p) { return p.string("method") != "soft_impute" || p.string("loss") == "squared"; });
+    t.bind_choice(&Options::objective,
+                  s.choice("objective", "normalised", {"normalised", "mean"},
+                           "the scale of f that lambda and initial_step are given on. normalised: f as in `loss`, with "
+                           "the operator's c, so that one λ and one step mean the same on every operator; mean: the "
+                           "plain mean loss (1/n) Σ ℓ_i, ℓ = (y − s)² or log(1 + exp(−y s)) (Qiu et al.'s objective, "
+                           "the presets' scale)"),
+                  {{"normalised", Objective::normalised}, {"mean", Objective::mean}});
     t.bind(&Options::lambda, s.number("lambda", std::nullopt,
                                       "one regularisation weight λ on the normalised loss; default the path from λ_max")
                                  .above(0.0)
@@ -38,8 +45,8 @@ const OptionsTable<Options>& Options::table() {
     t.bind(&Options::path_length,
            s.integer("path_length", 10, "values of λ, geometrically spaced after λ_max").at_least(1).at_most(10000));
     s.constraint({"lambda", "lambda_ratio", "path_length"}, "lambda gives one λ: the path's lambda_ratio and path_length do not apply",
-                 [](const Params& p) {
-                   return !p.has("lambda") || (p.number("lambda_ratio") == 1e-4 && p.integer("path_length") == 10);
+                 [d = s.defaults()](const Params& p) {
+                   return !p.has("lambda") || (p.raw("lambda_ratio") == d["lambda_ratio"] && p.raw("path_length") == d["path_length"]);
                  });
     t.bind(&Options::stage_iterations,
            s.integer("stage_iterations", 500, "proximal steps allowed per value of λ").at_least(1).at_most(kMaxCount));
@@ -53,8 +60,15 @@ const OptionsTable<Options>& Options::table() {
                .at_least(1.0));
     s.constraint({"method", "initial_step", "step_growth"},
                  "method \"soft_impute\" steps at the exact Lipschitz constant: initial_step and step_growth do not apply",
-                 [](const Params& p) {
-                   return p.string("method") != "soft_impute" || (p.number("initial_step") == 1.0 && p.number("step_growth") == 1.0);
+                 [d = s.defaults()](const Params& p) {
+                   return p.string("method") != "soft_impute" ||
+                          (p.raw("initial_step") == d["initial_step"] && p.raw("step_growth") == d["step_growth"]);
+                 });
+    s.constraint({"method", "step_growth"},
+                 "method \"accelerated\" needs a non-decreasing L (Ji & Ye's Algorithm 2 converges at that rate only "
+                 "then): step_growth must be 1",
+                 [d = s.defaults()](const Params& p) {
+                   return p.string("method") != "accelerated" || p.raw("step_growth") == d["step_growth"];
                  });
     bind_fixed_sample_settings(t, 5000, "proximal steps over the whole path", 1e-6,
                                "each value of λ ends when ‖X_{t+1} − X_t‖_F / ‖X_t‖_F falls below this (the last: converged)");
@@ -69,7 +83,7 @@ const OptionsTable<TraceNormOptions<kLoss>>& TraceNormOptions<kLoss>::table() {
   static const OptionsTable<T> t = [] {
     OptionsTable<T> t;
     Schema& s = t.schema();
-    t.bind(&T::penalty, s.number("penalty", 1e-3, "μ in mean loss + μ‖W‖_* (the loss per measurement, not normalised)").at_least(0.0));
+    t.bind(&T::penalty, s.number("penalty", 1e-3, "μ in mean loss + μ‖W‖_* (the loss per measurement, not normalised)").above(0.0));
     bind_fixed_sample_settings(t, 200, "proximal steps", 1e-5, "converged when ‖W⁺ − W‖_F / ‖W‖_F falls below this");
     t.bind(&T::initial_step, s.number("initial_step", 1.0, "first step size tried on the mean loss; backtracking halves it, "
                                                            "each accepted step grows it by 1.5")
@@ -89,7 +103,7 @@ TraceNormOptions<kLoss>::operator NuclearNormOptions() const {
   o.stage_iterations = std::max(max_iterations, 1);
   o.initial_step = initial_step;
   o.step_growth = kPresetStepGrowth;
-  o.mean_loss_units = true;
+  o.objective = Options::Objective::mean;
   return o;
 }
 
@@ -99,6 +113,8 @@ template struct TraceNormOptions<Options::Loss::squared>;
 namespace {
 /// Rounding allowance of the backtracking test (Ji & Ye's F ≤ Q), so that L never doubles on noise.
 constexpr double kBacktrackSlack = 1e-12;
+/// Doublings of L one step may take (a factor 2⁶⁰ ≈ 1e18): more means f is not smooth where it steps.
+constexpr int kMaxDoublings = 60;
 
 struct State {
   Matrix dense, left, right;
@@ -174,13 +190,15 @@ void NuclearNorm::start(DataSource& data, Rng&) {
   Y_ = X_.dense;
   const Matrix g0 = smooth_gradient(-training().y);
   const double top = Eigen::BDCSVD<Matrix>(g0).singularValues()(0);
-  if (!(top > 0.0)) return finish(Status::failed, "∇f(0) = 0: the responses are all zero, the solution is 0");
-  // The presets' mean loss is f / u: u = c/2 for (y − s)² against (c/2)(y − s)², c for the logistic loss.
-  const double units = !options_.mean_loss_units                  ? 1.0
-                       : options_.loss == Options::Loss::squared ? 0.5 * loss_scale()
+  if (!(top > 0.0))
+    return finish(Status::failed, "∇f(0) = 0 (𝒜'(y) = 0: the responses are zero or cancel on every design): the "
+                                  "solution is 0 for every λ");
+  // The mean loss is f / u: u = c/2 for (y − s)² against (c/2)(y − s)², c for the logistic loss.
+  units_ = options_.objective == Options::Objective::normalised ? 1.0
+           : options_.loss == Options::Loss::squared             ? 0.5 * loss_scale()
                                                                   : loss_scale();
   if (options_.lambda) {
-    lambdas_ = {units * *options_.lambda};
+    lambdas_ = {units_ * *options_.lambda};
   } else {
     for (Index j = 1; j <= options_.path_length; ++j)
       lambdas_.push_back(top * std::pow(options_.lambda_ratio, static_cast<double>(j) / static_cast<double>(options_.path_length)));
@@ -188,7 +206,7 @@ void NuclearNorm::start(DataSource& data, Rng&) {
   // Soft-Impute: L = m·c/n, the exact Lipschitz constant of f (never backtracked), m the largest
   // number of times one entry was drawn (1 for distinct entries: Mazumder et al.'s step).
   L_ = options_.method == Options::Method::soft_impute ? largest_multiplicity() * loss_scale() / static_cast<double>(training().size())
-                                                      : units / options_.initial_step;
+                                                      : units_ / options_.initial_step;
 }
 
 double NuclearNorm::largest_multiplicity() const {
@@ -210,10 +228,11 @@ Estimate NuclearNorm::estimate() const { return model_of(X_); }
 Summary NuclearNorm::summary() const {
   Summary s = FixedSampleEstimator::summary();
   if (!lambdas_.empty())
-    s.notes.push_back("λ path: " + std::to_string(lambdas_.size()) + " value(s) from " + short_number(lambdas_.front()) +
-                      " to " + short_number(lambdas_.back()) + ", reached λ = " + short_number(lambdas_[std::min(stage_, lambdas_.size() - 1)]) +
-                      "; estimate rank " + std::to_string(X_.left.cols()) + "; " + std::to_string(backtracks_) +
-                      " backtracking step(s), final L = " + short_number(L_));
+    s.notes.push_back("λ path: " + std::to_string(lambdas_.size()) + " value(s) from " + short_number(lambdas_.front() / units_) +
+                      " to " + short_number(lambdas_.back() / units_) + ", reached λ = " +
+                      short_number(lambdas_[std::min(stage_, lambdas_.size() - 1)] / units_) + "; estimate rank " +
+                      std::to_string(X_.left.cols()) + "; " + std::to_string(backtracks_) +
+                      " backtracking step(s), final L = " + short_number(L_ / units_));
   return s;
 }
 
@@ -233,7 +252,13 @@ double NuclearNorm::advance(const Vector& r) {
   const double fY = smooth(rY);
   Iterate Z;
   Vector rZ;
-  for (;;) {
+  for (int doublings = 0;; ++doublings) {
+    if (doublings == kMaxDoublings) {
+      finish(Status::failed, "backtracking found no step in " + std::to_string(kMaxDoublings) + " doublings of L (L = " +
+                                 short_number(L_ / units_) + "): is f finite and smooth at the start? a smaller "
+                                 "initial_step starts nearer");
+      return -1.0;
+    }
     Z = threshold(Y_ - gY / L_, lambda / L_);
     if (options_.method == Options::Method::soft_impute) break;
     const Matrix D = Z.dense - Y_;
@@ -244,10 +269,6 @@ double NuclearNorm::advance(const Vector& r) {
     if (F <= Q + kBacktrackSlack * std::max(std::abs(F), std::abs(Q))) break;
     L_ *= 2.0;
     ++backtracks_;
-    if (!std::isfinite(L_)) {
-      finish(Status::failed, "backtracking found no step: L overflowed");
-      return -1.0;
-    }
   }
   const double change = (Z.dense - X_.dense).norm() / std::max(X_.dense.norm(), 1e-300);
   if (accelerated) {

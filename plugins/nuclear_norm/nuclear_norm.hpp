@@ -15,18 +15,17 @@ namespace rankone::nuclear_norm {
 struct NuclearNormOptions : FixedSampleSettings, DeclaredOptions<NuclearNormOptions> {
   enum class Method { proximal, accelerated, soft_impute };
   enum class Loss { squared, logistic };
+  enum class Objective { normalised, mean };
 
   Method method;
   Loss loss;
+  Objective objective;  ///< the scale of f that λ and initial_step are given on
   std::optional<double> lambda;  ///< one λ; unset: the path
   double lambda_ratio;           ///< the path ends at λ_max · lambda_ratio
   Index path_length;             ///< values of λ after λ_max
   int stage_iterations;          ///< steps allowed per λ
   double initial_step;           ///< 1/L of the first trial step
   double step_growth;            ///< after an accepted step, L ← L / step_growth
-  /// The trace-norm presets' units: λ and initial_step given for the mean loss (1/n) Σ ℓ with the
-  /// squared loss ℓ = (y − s)² (Qiu et al.'s objective), converted at the start by the operator's c.
-  bool mean_loss_units = false;
 
   static const OptionsTable<NuclearNormOptions>& table();
   NuclearNormOptions() { read_defaults(); }
@@ -76,7 +75,10 @@ class NuclearNorm final : public FixedSampleEstimator {
   /// f at the iterate whose training residual is r, and ∇f there (d1 × d2).
   double smooth(const Vector& r) const;
   Matrix smooth_gradient(const Vector& r) const;
-  std::string stall_hint() const override { return "λ may be too large: it thresholds every singular value"; }
+  std::string stall_hint() const override {
+    return "the weight λ (lambda; penalty in trace_logistic and trace_squared) may be too large: it thresholds every "
+           "singular value";
+  }
   /// The most times one entry occurs in the training set (entries only).
   double largest_multiplicity() const;
 
@@ -89,6 +91,7 @@ class NuclearNorm final : public FixedSampleEstimator {
   Vector y_residual_;  ///< 𝒜(Y) − y, combined from the residuals of the iterates Y is made of
   double momentum_ = 1.0;  ///< a_k of the accelerated method
   double L_ = 1.0;         ///< the step's Lipschitz estimate
+  double units_ = 1.0;     ///< f in the options' objective = f normalised / units_ (λ and L given on it)
   long backtracks_ = 0;
   bool path_done_ = false;  ///< the last λ used its stage_iterations: the run ends at the next step
   bool symmetrize_ = false;

@@ -339,17 +339,10 @@ double Leml::iterate(DataSource&) {
   return std::abs(before - objective_) / std::max(std::abs(before), 1e-300);
 }
 
-/// The fraction of labels whose sign the scores get wrong (sign(0) = +1).
-double sign_error(const Vector& y, const Vector& scores) {
-  Index wrong = 0;
-  for (Index i = 0; i < y.size(); ++i) wrong += (scores(i) >= 0.0 ? 1.0 : -1.0) != (y(i) >= 0.0 ? 1.0 : -1.0);
-  return static_cast<double>(wrong) / static_cast<double>(std::max<Index>(y.size(), 1));
-}
-
 void Leml::measure_final_fit() {
   if (!op_ || train_.size() == 0) return;
   if (record_test_fit(estimate(), "fraction of the held-out test set's signs the estimate gets wrong")) return;
-  record_fit(sign_error(train_.y, op_->forward(train_, model_)),
+  record_fit(fit_of(train_.y, op_->forward(train_, model_)),
              "fraction of the training set's signs the estimate gets wrong (leml learns from one training set; no held-out test set)");
 }
 
@@ -389,6 +382,3 @@ void OneVsAllSvm::start(DataSource& data, Rng&) {
 
 }  // namespace rankone::one_bit
 
-namespace rankone::one_bit {
-double Leml::fit_of(const Vector& y, const Vector& predicted) const { return sign_error(y, predicted); }
-}  // namespace rankone::one_bit

@@ -45,9 +45,8 @@ class Leml final : public IterativeEstimator {
   double iterate(DataSource& data) override;
   /// The training sign error (leml learns from one training set), one forward product at the end.
   void measure_final_fit() override;
-  double no_skill_fit() const override { return 0.5; }
-  /// Sign error rate: the measure of the held-out fit.
-  double fit_of(const Vector& y, const Vector& predicted) const override;
+  /// A classifier: every fit is a sign error rate.
+  Link fit_link() const override { return Link::sign; }
   std::string stall_hint() const override { return "penalty may be too strong, or rank too low"; }
 
  private:

@@ -45,8 +45,8 @@ class OneBitMultilabel final : public IterativeEstimator {
   /// residual, 𝓤 = QR(𝓓 𝓤), 𝓥 = 𝓓 𝓤, column normalisation.
   /// Returns ‖W_new − W_old‖_F / ‖W_old‖_F.
   double iterate(DataSource& data) override;
-  /// A sign error rate: a coin gets half the signs wrong.
-  double no_skill_fit() const override { return 0.5; }
+  /// A classifier: its fit is a sign error rate (a coin gets half the signs wrong).
+  Link fit_link() const override { return Link::sign; }
   /// A small batch for d1, d2 and the rank, or features far from Gaussian.
   std::string stall_hint() const override;
 

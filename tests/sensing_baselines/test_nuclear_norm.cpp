@@ -69,6 +69,13 @@ TEST_CASE("trace_logistic and trace_squared are nuclear_norm configured in the m
        Json{{"loss", "logistic"}, {"lambda", 0.02}, {"initial_step", 0.5}}},
       {"trace_squared", Json{{"name", "trace_squared"}, {"penalty", 0.02}, {"max_iterations", 40}, {"initial_step", 0.5}},
        Json{{"loss", "squared"}, {"lambda", 0.01}, {"initial_step", 1.0}}},
+      // The same numbers on nuclear_norm's own mean-loss scale.
+      {"trace_squared as objective mean",
+       Json{{"name", "trace_squared"}, {"penalty", 0.02}, {"max_iterations", 40}, {"initial_step", 0.5}},
+       Json{{"loss", "squared"}, {"objective", "mean"}, {"lambda", 0.02}, {"initial_step", 0.5}}},
+      {"trace_logistic as objective mean",
+       Json{{"name", "trace_logistic"}, {"penalty", 0.02}, {"max_iterations", 40}, {"initial_step", 0.5}},
+       Json{{"loss", "logistic"}, {"objective", "mean"}, {"lambda", 0.02}, {"initial_step", 0.5}}},
   };
   for (const auto& [label, preset, own] : cases) {
     INFO(label);
@@ -146,6 +153,15 @@ TEST_CASE("nuclear_norm refuses what does not apply, naming the reason", "[nucle
   CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "nuclear_norm"}, {"method", "soft_impute"}, {"step_growth", 1.5}},
                                           Kind::estimator),
                     Contains("initial_step and step_growth do not apply"));
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "nuclear_norm"}, {"step_growth", 1.5}}, Kind::estimator),
+                    Contains("\"accelerated\" needs a non-decreasing L") && Contains("step_growth must be 1"));
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "trace_logistic"}, {"penalty", 0.0}}, Kind::estimator),
+                    Contains("/penalty"));
+  // A first trial step 1e30 needs ~100 doublings of L: the cap ends the run failed, naming it.
+  const test::FinishedRun huge = test::run_to_end(baseline_source("gaussian_ensemble", 6, 5, 60, "general"),
+                                                  Json{{"name", "nuclear_norm"}, {"method", "proximal"}, {"initial_step", 1e30}}, 1);
+  CHECK(huge.estimator->summary().status == Status::failed);
+  CHECK_THAT(huge.estimator->summary().message, Contains("backtracking found no step in 60 doublings"));
   // The logistic loss reads labels ±1: real responses are refused at the start, not fitted.
   const test::FinishedRun real = test::run_to_end(baseline_source("gaussian_ensemble", 6, 5, 60, "general"),
                                                   Json{{"name", "nuclear_norm"}, {"loss", "logistic"}}, 1);

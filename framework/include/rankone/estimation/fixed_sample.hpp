@@ -1,6 +1,7 @@
 #pragma once
 /// \file Estimators of the matrix-sensing literature's setting: one fixed training set, the whole
-/// of a finite source read once, fitted by minimising the least-squares loss
+/// of a finite source read once, fitted by minimising (unless the estimator says another loss:
+/// nuclear_norm's logistic) the least-squares loss
 ///
 ///   f(M) = (c / 2n) Σ_i (<A_i, M> − y_i)²,   c = the operator's isotropic scale
 ///
@@ -8,7 +9,8 @@
 /// symmetric rank-one sensing, d1·d2 for entries), so that `(c/n) 𝒜'𝒜 ≈ I` on the isotropic part
 /// and one step size means the same on every operator. The base holds the policy every such
 /// estimator shares: reading the set, the residual and its fit, the divergence rule, best-iterate
-/// keeping, the start's reader, the final fit on the held-out set. A subclass is its update rule
+/// keeping, the start's reader, the final fit on the held-out set (on a sign link every fit is a
+/// sign error rate). A subclass is its update rule
 /// (`advance`) and its state (`estimate`, `snapshot`, `restore`).
 #include <functional>
 #include <memory>
@@ -117,9 +119,6 @@ class FixedSampleEstimator : public IterativeEstimator {
   /// set it was measured on).
   double training_fit(const Vector& r) const;
   std::string fit_measure(const std::string& where) const;
-  /// On a sign link, the fraction of signs the prediction gets wrong (0.5 learns nothing); else the base's.
-  double fit_of(const Vector& y, const Vector& predicted) const override;
-  double no_skill_fit() const override { return sign_link_ ? 0.5 : 1.0; }
 
   double divergence_factor_;
   Batch training_;

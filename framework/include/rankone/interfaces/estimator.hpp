@@ -28,6 +28,14 @@ enum class Status { running, converged, max_iterations, budget, stalled, diverge
 std::string to_string(Status s);
 Status status_from_string(const std::string& s);
 
+/// The fit of `scores` against the responses `y` on `link`, lower is better: the relative residual
+/// ‖y − ŷ‖/‖y‖ (NaN when y = 0), or on a sign link the fraction of signs the scores get wrong (sign(0) = +1).
+double fit_on_link(Link link, const Vector& y, const Vector& scores);
+/// What messages call that fit ("relative residual", "sign error rate").
+std::string fit_name(Link link);
+/// That fit for a model that learnt nothing: 1 for ŷ = 0, 0.5 for a coin.
+double no_skill_fit(Link link);
+
 struct Summary {
   Status status = Status::running;
   std::string message;  ///< why it stopped, in a sentence
@@ -161,14 +169,17 @@ class IterativeEstimator : public Estimator {
   /// (nothing recorded) without a test set. No floor is measured on it: a synthetic test set is
   /// noise-free unless asked otherwise, so its floor is 0 whatever the training noise.
   bool record_test_fit(const Estimate& estimate, const std::string& measure);
-  /// The fit of `predicted` against `y` in the estimator's measure, used for the floor: the
-  /// relative residual ‖y − ŷ‖/‖y‖ unless overridden (a sign error rate for sign links).
-  virtual double fit_of(const Vector& y, const Vector& predicted) const;
+  /// The fit of `predicted` against `y` in the estimator's measure (`fit_on_link` on `fit_link()`):
+  /// what the floor, the validation loss and the held-out fit are.
+  double fit_of(const Vector& y, const Vector& predicted) const { return fit_on_link(fit_link(), y, predicted); }
+  /// The link whose fit the estimator measures: the stepped source's, unless the estimator is a
+  /// classifier whatever its data (the one-bit estimators: Link::sign).
+  virtual Link fit_link() const { return stepped_source_ != nullptr ? stepped_source_->link() : Link::identity; }
   /// Called by `finish` before the verdict on a converged or budget-spent run: estimators that do
   /// not measure their fit every iteration (offline ones) measure it here.
   virtual void measure_final_fit() {}
-  /// The fit of a model that learnt nothing, the unit of stall_fit: 1 for a relative residual.
-  virtual double no_skill_fit() const { return 1.0; }
+  /// The fit of a model that learnt nothing, the unit of stall_fit (rankone::no_skill_fit of the link).
+  double no_skill_fit() const { return rankone::no_skill_fit(fit_link()); }
   /// Why the run may have stalled, specific to the estimator and the data ("" when it has no idea).
   virtual std::string stall_hint() const { return ""; }
   /// The copy of the state behind `estimate()` and `model()` (the factors, w, b), and putting it
@@ -180,8 +191,8 @@ class IterativeEstimator : public Estimator {
   /// the lowest seen so far; `after` is the number of iterations behind that estimate (0: the start).
   void keep_if_best(double fit, int after);
   /// Puts the kept estimate back (its fit becomes the summary's) and returns what a message says of
-  /// it: "; the estimate returned is the best seen on <seen_on> (after <unit> t, relative residual
-  /// r)"; without one, `otherwise` (the estimate is left as it is).
+  /// it: "; the estimate returned is the best seen on <seen_on> (after <unit> t, <fit_name> r)";
+  /// without one, `otherwise` (the estimate is left as it is).
   std::string restore_best(const std::string& otherwise);
   /// The start of the declared `init` (interfaces/initializer.hpp) on `data`, its note among the
   /// summary's notes; a logic error when the estimator declared none.
