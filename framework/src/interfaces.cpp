@@ -7,6 +7,7 @@
 
 #include "rankone/core/errors.hpp"
 #include "rankone/interfaces/initializer.hpp"
+#include "rankone/linalg/balanced_factors.hpp"
 #include "rankone/linalg/eigensolvers.hpp"
 #include "rankone/plugin/registry.hpp"
 #include "rankone/interfaces/data_source.hpp"
@@ -100,6 +101,22 @@ void IterativeEstimator::stop(Status status, std::string message) {
 Start IterativeEstimator::initial_model(const DataSource& data, const StartRequest& request, Rng& rng) {
   if (!init_) throw std::logic_error("initial_model: the estimator declares no init (declare_policy with init)");
   Start start = init_->initialize(data, request, rng);
+  const Matrix& L = start.model.left;
+  const Matrix& R = start.model.right;
+  const bool one_factor = R.rows() == L.rows() && R.cols() == L.cols() && R == L;
+  if (start.ok && request.one_factor && !one_factor) {
+    // A one-factor model starts from the PSD part of the start's M (a zero-diagonal model has none).
+    if (start.model.zero_diagonal || start.model.rows() != start.model.cols()) {
+      start.ok = false;
+      start.failure = "the estimator's model is one factor (M = L L') and the start's model is not: it has " +
+                      std::string(start.model.zero_diagonal ? "no diagonal" : "two shapes of factor");
+    } else {
+      const BalancedFactors f = psd_factor(start.model, request.rank);
+      start.model.left = f.left;
+      start.model.right = f.left;
+      start.basis = Matrix();
+    }
+  }
   if (start.ok && start.basis.size() == 0) start.basis = orthonormalize(start.model.left);
   if (!start.note.empty()) summary_.notes.push_back(start.note);
   return start;

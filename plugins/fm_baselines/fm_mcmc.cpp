@@ -14,9 +14,8 @@ const OptionsTable<Options>& Options::table() {
     OptionsTable<Options> t;
     Schema& s = t.schema();
     t.bind(&Options::rank, s.integer("rank", 8, "number of factors k (libFM's default dim 1,1,8)").at_least(1));
-    t.bind(&Options::init_std, s.number("init_std", 0.1, "entries of the initial V ~ N(0, init_std²) (libFM's init_stdev, "
-                                                         "the MCMC's only setting)")
-                                   .at_least(0.0));
+    s.retired("init_std", "the start is the component `init` now (M0 = L L', V = √2 L): write \"init\": {\"name\": "
+                          "\"random_init\", \"std\": s}; libFM's init_stdev s is std s/√2");
     t.bind(&Options::burn_in, s.integer("burn_in", 0, "sweeps left out of the posterior mean (libFM averages every "
                                                       "sample: 0)")
                                   .at_least(0)
@@ -40,13 +39,17 @@ void FmMcmc::start(DataSource& data, Rng& rng) {
   if (const std::string why = feature_refusal(sensing()); !why.empty()) return finish(Status::failed, "fm_mcmc " + why);
   const Index d = problem().d1, k = options_.rank;
   rng_ = Rng(rng());
+  StartRequest request = start_request(k);
+  request.first_order = sensing().has_first_order();
+  request.one_factor = true;
+  const Start start = initial_model(data, request, rng_);
+  if (!start.ok) return finish(Status::failed, "no start: " + start.failure);
   GibbsState s;
   s.mu_v = Vector::Zero(k);
   s.lambda_v = Vector::Zero(k);
-  if (sensing().has_first_order()) s.w = Vector::Zero(d);
-  s.V.resize(d, k);
-  rng_.fill_normal(s.V.data(), s.V.size());
-  s.V *= options_.init_std;
+  s.V = std::sqrt(2.0) * start.model.left;  // M0 = L L' = ½ V V'
+  if (request.first_order) s.w = start.model.w.size() == d ? start.model.w : Vector(Vector::Zero(d));
+  s.w0 = start.model.bias;
   sampler_.emplace(instances_by_features(training(), false), training().y, std::move(s));
 }
 
@@ -122,7 +125,7 @@ void FmMcmc::restore(const std::any& state) {
 }
 
 std::string FmMcmc::stall_hint() const {
-  return "the chain moves little per sweep: raise max_iterations, or change init_std (" + short_number(options_.init_std) + ")";
+  return "the chain moves little per sweep: raise max_iterations, or start elsewhere (init: random_init with another std)";
 }
 
 }  // namespace rankone::fm_baselines

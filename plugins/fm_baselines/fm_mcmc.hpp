@@ -13,8 +13,7 @@ namespace rankone::fm_baselines {
 
 struct FmMcmcOptions : FixedSampleSettings, DeclaredOptions<FmMcmcOptions> {
   Index rank;
-  double init_std;  ///< entries of the initial V ~ N(0, init_std²) (libFM's init_stdev)
-  int burn_in;      ///< sweeps left out of the posterior mean
+  int burn_in;  ///< sweeps left out of the posterior mean
 
   static const OptionsTable<FmMcmcOptions>& table();
   FmMcmcOptions() { read_defaults(); }

@@ -45,7 +45,7 @@ PluginDescriptor describe() {
        "the estimate is the posterior mean over the samples (libFM's MCMC)",
        "Freudenthaler, Schmidt-Thieme & Rendle 2011, Bayesian Factorization Machines (NIPS workshop); Rendle 2012, "
        "Factorization Machines with libFM (ACM TIST 3(3)), Section 4.3 and Algorithm 4 (MCMC inference)",
-       "", Json{{"rank", 2}, {"max_iterations", 5}}, mcmc_footprint, example_data()}));
+       "random_init", Json{{"rank", 2}, {"max_iterations", 5}}, mcmc_footprint, example_data()}));
   d.registrations.push_back(fixed_sample_registration<PolynomialNetwork, PolynomialNetworkOptions>(
       {"polynomial_network",
        "degree-2 polynomial network y = x~'PQ'x~ (M = sym(PQ'), indefinite with its diagonal; w and b through a constant "
@@ -53,7 +53,7 @@ PluginDescriptor describe() {
        "Blondel, Ishihata, Fujino & Ueda 2016, Polynomial Networks and Factorization Machines: New Insights and Efficient "
        "Training Algorithms (ICML), the lifted degree-2 network (Section 5) by coordinate descent; polylearn's "
        "PolynomialNetworkRegressor",
-       "", Json{{"rank", 2}, {"max_iterations", 5}}, network_footprint, example_data()}));
+       "random_init", Json{{"rank", 2}, {"max_iterations", 5}}, network_footprint, example_data()}));
   return d;
 }
 

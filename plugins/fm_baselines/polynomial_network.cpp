@@ -16,8 +16,8 @@ const OptionsTable<Options>& Options::table() {
     t.bind(&Options::reg_v, s.number("reg_v", 0.0, "penalty ½ reg_v (‖P‖² + ‖Q‖²) beside the mean squared loss (polylearn's "
                                                    "beta on its summed loss is n · reg_v)")
                                 .at_least(0.0));
-    t.bind(&Options::init_std, s.number("init_std", 0.1, "entries of the initial P and Q ~ N(0, init_std²) (polylearn: 1)")
-                                   .above(0.0));
+    s.retired("init_std", "the start is the component `init` now (P, Q = the start's two factors): write \"init\": "
+                          "{\"name\": \"random_init\", \"std\": s} (polylearn: s = 1)");
     t.bind(&Options::fit_lower, s.boolean("fit_lower", true, "fit w and b through a constant feature (polylearn's "
                                                              "fit_lower = 'augment'); off: ŷ = x'Mx alone"));
     bind_fixed_sample_settings(t, 1000, "one coordinate-descent epoch over P and Q each", 1e-6,
@@ -41,11 +41,14 @@ void PolynomialNetwork::start(DataSource& data, Rng& rng) {
     summary_.notes.push_back("fit_lower: the source's operator has no first-order term, so the model is x'Mx + b with b = 0 (no constant feature)");
   Matrix Xt = instances_by_features(training(), augmented_);
   const Index rows = Xt.cols(), k = options_.rank;
-  Matrix P(rows, k), Q(rows, k);
   Rng own(rng());
-  own.fill_normal(P.data(), P.size());
-  own.fill_normal(Q.data(), Q.size());
-  solver_.emplace(std::move(Xt), training().y, options_.init_std * P, options_.init_std * Q, options_.reg_v);
+  const Start start = initial_model(data, start_request(k), own);
+  if (!start.ok) return finish(Status::failed, "no start: " + start.failure);
+  // M0 = sym(L R'): P = L, Q = R; the constant feature's rows start at 0 (w = 0, b = 0).
+  Matrix P = Matrix::Zero(rows, k), Q = Matrix::Zero(rows, k);
+  P.topRows(start.model.left.rows()) = start.model.left;
+  Q.topRows(start.model.right.rows()) = start.model.right;
+  solver_.emplace(std::move(Xt), training().y, std::move(P), std::move(Q), options_.reg_v);
 }
 
 Estimate PolynomialNetwork::estimate() const {

@@ -14,7 +14,6 @@ namespace rankone::fm_baselines {
 struct PolynomialNetworkOptions : FixedSampleSettings, DeclaredOptions<PolynomialNetworkOptions> {
   Index rank;
   double reg_v;     ///< ½ reg_v (‖P‖² + ‖Q‖²) beside the mean squared loss (polylearn's beta = n · reg_v)
-  double init_std;  ///< entries of the initial P, Q ~ N(0, init_std²)
   bool fit_lower;   ///< w and b through a constant feature (polylearn's fit_lower = 'augment')
 
   static const OptionsTable<PolynomialNetworkOptions>& table();

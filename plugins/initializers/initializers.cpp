@@ -72,7 +72,7 @@ Start RandomStart::initialize(const DataSource& data, const StartRequest& reques
   const ProblemShape shape = data.shape();
   LowRankModel model;
   model.left = std_ * gaussian(rng, shape.d1, request.rank);
-  model.right = std_ * gaussian(rng, shape.symmetric ? shape.d1 : shape.d2, request.rank);
+  model.right = request.one_factor ? model.left : Matrix(std_ * gaussian(rng, shape.symmetric ? shape.d1 : shape.d2, request.rank));
   model.symmetrize = shape.symmetric;
   if (request.first_order && data.sensing_operator().has_first_order()) model.w = Vector::Zero(shape.d1);
   return started(std::move(model));

@@ -23,8 +23,19 @@ def configurations(folder):
     out = {}
     for key, cell, data_seed, config in rows:
         config = json.loads(config)
-        estimator = {k: v for k, v in config["estimator"].items() if k != "label"}
+        estimator = flattened({k: v for k, v in config["estimator"].items() if k != "label"})
         out[key] = {"cell": cell, "estimator": estimator, "data": config["data"], "data_seed": data_seed}
+    return out
+
+
+def flattened(settings, prefix=""):
+    """Nested components' parameters as dotted names, as sweeps write them (init.std)."""
+    out = {}
+    for k, v in settings.items():
+        if isinstance(v, dict):
+            out.update(flattened(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
     return out
 
 

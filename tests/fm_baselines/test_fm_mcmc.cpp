@@ -4,6 +4,7 @@
 // rows to the noise.
 #include <catch2/catch.hpp>
 
+#include <Eigen/Eigenvalues>
 #include <cmath>
 
 #include "fm_data.hpp"
@@ -52,7 +53,8 @@ TEST_CASE("fm_mcmc's sweeps agree with the numpy reference on the same random nu
     const test::SteppedRun run = test::run_stepwise(source, estimator, kSeed);
     REQUIRE(static_cast<int>(run.estimates.size()) == sweeps);
 
-    // The documented start: the chain's generator seeded from the trial's, V ~ N(0, 0.1²) from it.
+    // The documented start: the chain's generator seeded from the trial's, random_init's one factor
+    // L ~ N(0, 0.1²) from it, V = √2 L (M0 = L L' = ½ V V').
     const Batch train = test::training_set(source, kSeed);
     const Index d = train.left.dense.rows(), k = 2;
     Rng trial(derive_seed(kSeed, "estimator"));
@@ -61,9 +63,9 @@ TEST_CASE("fm_mcmc's sweeps agree with the numpy reference on the same random nu
     start.mu_v = Vector::Zero(k);
     start.lambda_v = Vector::Zero(k);
     start.w = Vector::Zero(d);
-    start.V.resize(d, k);
-    chain.fill_normal(start.V.data(), start.V.size());
-    start.V *= 0.1;
+    Matrix G(d, k);
+    chain.fill_normal(G.data(), G.size());
+    start.V = std::sqrt(2.0) * Matrix(0.1 * G);
     fm_baselines::GibbsFm sampler(fm_baselines::instances_by_features(train, false), train.y, start);
 
     const auto dir = test::agreement_dir(label);
@@ -95,6 +97,24 @@ TEST_CASE("fm_mcmc's sweeps agree with the numpy reference on the same random nu
     test::replay_in_numpy(dir, Json{{"method", "fm_mcmc"}, {"rank", k}, {"burn_in", burn_in}, {"iterations", sweeps},
                                     {"tolerance", 1e-9}});
   }
+}
+
+TEST_CASE("fm_mcmc starts from any start's M0, a two-factor one by its PSD part; init_std is retired with a hint",
+          "[fm_mcmc][init]") {
+  // near_truth at distance 0 is M* itself, indefinite (eigenvalues 1, −0.7): the one-factor start is
+  // its positive part λ₁ u₁u₁', seen without its diagonal (an FM's M).
+  const Json source = test::fm_source(6, 300, "symmetric");
+  const test::SteppedRun run = test::run_stepwise(
+      source, Json{{"name", "fm_mcmc"}, {"rank", 2}, {"max_iterations", 1}, {"init", {{"name", "near_truth"}, {"distance", 0.0}}}},
+      kSeed);
+  auto data = test::make<DataSource>(source, Kind::data_source);
+  data->open(kSeed);
+  const Eigen::SelfAdjointEigenSolver<Matrix> eig(data->truth()->dense());
+  Matrix positive = eig.eigenvectors() * eig.eigenvalues().cwiseMax(0.0).asDiagonal() * eig.eigenvectors().transpose();
+  positive.diagonal().setZero();
+  CHECK((run.start_estimate.dense() - positive).norm() <= 1e-12 * positive.norm());
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "fm_mcmc"}, {"init_std", 0.1}}, Kind::estimator),
+                    Catch::Matchers::Contains("random_init") && Catch::Matchers::Contains("s/√2"));
 }
 
 TEST_CASE("fm_mcmc predicts held-out rows of its own model class to the noise", "[fm_mcmc][recovery]") {

@@ -14,14 +14,18 @@ using Catch::Matchers::Contains;
 
 constexpr std::uint64_t kSeed = 29;
 
-/// The estimator's start: P then Q ~ N(0, init_std²) from the generator its start() seeds.
-std::pair<Matrix, Matrix> documented_start(Index rows, Index k, double init_std) {
+/// The estimator's start: random_init's L then R ~ N(0, std²) (d × k each) from the generator its
+/// start() seeds as P's and Q's first d rows; the constant feature's row (rows = d + 1) at 0.
+std::pair<Matrix, Matrix> documented_start(Index d, Index rows, Index k, double std_dev) {
   Rng trial(derive_seed(kSeed, "estimator"));
   Rng own(trial());
-  Matrix P(rows, k), Q(rows, k);
-  own.fill_normal(P.data(), P.size());
-  own.fill_normal(Q.data(), Q.size());
-  return {init_std * P, init_std * Q};
+  Matrix L(d, k), R(d, k);
+  own.fill_normal(L.data(), L.size());
+  own.fill_normal(R.data(), R.size());
+  Matrix P = Matrix::Zero(rows, k), Q = Matrix::Zero(rows, k);
+  P.topRows(d) = std_dev * L;
+  Q.topRows(d) = std_dev * R;
+  return {P, Q};
 }
 
 }  // namespace
@@ -41,7 +45,7 @@ TEST_CASE("polynomial_network's epochs agree with the numpy reference, and the e
 
       const Batch train = test::training_set(source, kSeed);
       Matrix Xt = fm_baselines::instances_by_features(train, fit_lower);
-      auto [P0, Q0] = documented_start(Xt.cols(), 3, 0.1);
+      auto [P0, Q0] = documented_start(train.left.dense.rows(), Xt.cols(), 3, 0.1);
       fm_baselines::LiftedCd solver(Xt, train.y, P0, Q0, reg_v);
       const auto dir = test::agreement_dir(label);
       write_npy(dir / "X.npy", NamedArray::of(train.left.dense));

@@ -90,6 +90,31 @@ TEST_CASE("gfm_one_pass on u'Mv starts at the start's model, whatever its left f
   CHECK((random.start_estimate.dense() - M).norm() < 1e-12 * M.norm());
 }
 
+TEST_CASE("random_init: N(0, std²) factors from the generator, one factor (right = left) when asked", "[initializers]") {
+  for (const bool one_factor : {false, true}) {
+    INFO("one_factor " << one_factor);
+    auto data = test::make<DataSource>(gfm_source(), Kind::data_source);
+    data->open(3);
+    auto init = test::make<Initializer>(Json{{"name", "random_init"}, {"std", 0.3}}, Kind::initializer);
+    StartRequest request;
+    request.rank = 2;
+    request.one_factor = one_factor;
+    Rng rng(4), same(4);
+    const Start s = init->initialize(*data, request, rng);
+    REQUIRE(s.ok);
+    Matrix L(20, 2), R(20, 2);
+    same.fill_normal(L.data(), L.size());
+    CHECK(s.model.left == 0.3 * L);
+    if (one_factor) {
+      CHECK(s.model.right == s.model.left);
+      CHECK(rng() == same());  // one factor drawn: the generators are at the same place
+    } else {
+      same.fill_normal(R.data(), R.size());
+      CHECK(s.model.right == 0.3 * R);
+    }
+  }
+}
+
 TEST_CASE("near_truth: distance 0 is the truth, and each factor moves by exactly the distance", "[initializers]") {
   for (const std::string op : {"symmetric_rank_one", "asymmetric_rank_one"}) {
     INFO(op);

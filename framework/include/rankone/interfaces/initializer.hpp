@@ -22,6 +22,9 @@ namespace rankone {
 struct StartRequest {
   Index rank = 1;
   bool first_order = false;  ///< also a start for w, when the operator has a first-order term
+  /// The estimator's model is one factor, M = L L' (a factorization machine's): the start's right
+  /// factor is its left (random_init draws one; initial_model takes another start's PSD part).
+  bool one_factor = false;
   /// Instances the estimator reads per batch: the default of a data-driven start's batch.
   Index batch_size = 0;
   /// The estimator's reader: `read(n)` returns the next n instances (fewer, or none, when the data
