@@ -57,18 +57,7 @@ bool FixedSampleEstimator::rank_fits(Index rank) {
   return false;
 }
 
-StartRequest FixedSampleEstimator::start_request(Index rank) const {
-  StartRequest request;
-  request.rank = rank;
-  request.batch_size = training_.instances();
-  request.read = [this](Index n) { return n >= training_.instances() ? training_ : training_.slice(0, n); };
-  request.refusal = [this](Index n, const std::string& parameter) -> std::string {
-    if (n <= training_.instances()) return "";
-    return parameter + " = " + std::to_string(n) + " exceeds the " + std::to_string(training_.instances()) +
-           " training instances";
-  };
-  return request;
-}
+StartRequest FixedSampleEstimator::start_request(Index rank) const { return training_set_request(training_, rank); }
 
 Vector FixedSampleEstimator::residual(const LowRankModel& model) const { return op_->forward(training_, model) - training_.y; }
 

@@ -98,6 +98,18 @@ void IterativeEstimator::stop(Status status, std::string message) {
   if (!finished()) finish(status, std::move(message));
 }
 
+StartRequest training_set_request(const Batch& set, Index rank) {
+  StartRequest request;
+  request.rank = rank;
+  request.batch_size = set.instances();
+  request.read = [&set](Index n) { return n >= set.instances() ? set : set.slice(0, n); };
+  request.refusal = [&set](Index n, const std::string& parameter) -> std::string {
+    if (n <= set.instances()) return "";
+    return parameter + " = " + std::to_string(n) + " exceeds the " + std::to_string(set.instances()) + " training instances";
+  };
+  return request;
+}
+
 Start IterativeEstimator::initial_model(const DataSource& data, const StartRequest& request, Rng& rng) {
   if (!init_) throw std::logic_error("initial_model: the estimator declares no init (declare_policy with init)");
   Start start = init_->initialize(data, request, rng);

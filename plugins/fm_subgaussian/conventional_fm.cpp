@@ -56,8 +56,12 @@ void ConventionalFmEstimator::start(DataSource& data, Rng& rng) {
   }
 
   rng_ = Rng(rng());
-  rng_.fill_normal(U_.data(), U_.size());
-  U_ *= options_.init_std;
+  StartRequest request = training_set_request(train, options_.rank);
+  request.one_factor = true;
+  const Start start = initial_model(data, request, rng_);
+  if (!start.ok) return finish(Status::failed, "fm: no start: " + start.failure);
+  // The start's M0 = L L' is in the data's coordinates; in the learning ones M_z = S M0 S (w and b start as below).
+  U_ = scaling_.scale.asDiagonal() * start.model.left;
   w_ = first_order_ ? Vector::Zero(d) : Vector();
   bias_ = options_.fits_intercept() ? y_.mean() : 0.0;
   if (options_.solver == ConventionalFmOptions::Solver::als) refresh_residuals();

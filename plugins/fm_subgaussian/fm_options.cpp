@@ -110,7 +110,8 @@ const OptionsTable<ConventionalFmOptions>& ConventionalFmOptions::table() {
     t.bind(&O::reg_w,
            s.number("reg_w", 0.0, "L2 penalty λ_w on w (objective (1/2N)Σe² + ½λ_w‖w‖² + ½λ_v‖U‖²)").at_least(0.0));
     t.bind(&O::reg_v, s.number("reg_v", 0.0, "L2 penalty λ_v on the factors U").at_least(0.0));
-    t.bind(&O::init_std, s.number("init_std", 0.1, "standard deviation of the initial factor entries").above(0.0));
+    s.retired("init_std", "the start is the component `init` now (M0 = U U'): write \"init\": {\"name\": \"random_init\", "
+                          "\"std\": s}");
     t.bind(&O::max_iterations,
            s.integer("max_iterations", 100, "epochs over the training set (the iteration budget: one iteration is one epoch)")
                .at_least(1));

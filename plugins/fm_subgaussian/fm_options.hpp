@@ -57,7 +57,6 @@ struct ConventionalFmOptions : DeclaredOptions<ConventionalFmOptions> {
   double decay;          ///< SGD step in epoch t (from 0): η₀ / (1 + decay · t)
   double reg_w;
   double reg_v;
-  double init_std;       ///< entries of the initial U ~ N(0, init_std²)
   int max_iterations;    ///< epochs
   double tolerance;
   std::optional<Index> training_size;  ///< none: a whole pass of a finite source, else endless_training_size

@@ -111,7 +111,7 @@ Registration fm_registration() {
                "(SGD, ALS); the baseline of " + std::string(kPaper) + ", Eq. (2)";
   r.doc_page = "docs/plugins/fm.md";
   r.schema = ConventionalFmOptions::schema();
-  IterativeEstimator::declare_policy(r.schema, {.early_stopping = true});
+  IterativeEstimator::declare_policy(r.schema, {.early_stopping = true, .init = "random_init"});
   r.example = {{"max_iterations", 2}, {"training_size", 500}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<ConventionalFmEstimator>(ConventionalFmOptions(p));

@@ -38,7 +38,7 @@ Registration spectral() {
 
 Registration random() {
   Registration r = start("random_init", "Gaussian factors with i.i.d. N(0, std²) entries, w = 0");
-  r.schema.number("std", 0.1, "standard deviation of every factor entry (libFM's init_stdev)").above(0.0);
+  r.schema.number("std", 0.1, "standard deviation of every factor entry (for the FMs, of L in M0 = L L': libFM's init_stdev is √2 · std)").above(0.0);
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<RandomStart>(p.number("std"));
   };

@@ -157,6 +157,30 @@ TEST_CASE("fm and ridge learn from the first training_size instances of a finite
              Catch::Contains("training_size 1001 is larger than the finite training set of 1000 instances"));
 }
 
+TEST_CASE("fm starts from the shared init's M0 in the data's coordinates, standardised or not; init_std is retired",
+          "[fm_subgaussian][fm][init]") {
+  // A PSD M* (eigenvalues 1, 0.5) as near_truth at distance 0, features of std 2: with standardize
+  // the factor learnt is U = S L, and the start estimate (raw coordinates) is M* off its diagonal.
+  Json data = source("gaussian", "symmetric", 8, 2);
+  data["sampler"] = {{"name", "gaussian"}, {"std", 2.0}};
+  data["eigenvalues"] = Json::array({1.0, 0.5});
+  data["size"] = 2000;
+  for (const bool standardize : {false, true}) {
+    INFO("standardize " << standardize);
+    const test::SteppedRun r = test::run_stepwise(
+        data, Json{{"name", "fm"}, {"rank", 2}, {"solver", "als"}, {"max_iterations", 1}, {"standardize", standardize},
+                   {"init", {{"name", "near_truth"}, {"distance", 0.0}}}},
+        3);
+    auto truth_source = test::make<DataSource>(data, Kind::data_source);
+    truth_source->open(3);
+    Matrix expected = truth_source->truth()->dense();
+    expected.diagonal().setZero();
+    CHECK((r.start_estimate.dense() - expected).norm() <= 1e-12 * expected.norm());
+  }
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "fm"}, {"init_std", 0.1}}, Kind::estimator),
+                    Catch::Contains("random_init"));
+}
+
 TEST_CASE("ridge equals the dense normal-equation solution", "[fm_subgaussian][ridge]") {
   // Features with large means (mean 5, std 2) stress the streamed statistics; 7 batches of 700.
   Json data = source("gaussian", "fm", 12, 2);

@@ -34,6 +34,10 @@ struct StartRequest {
   std::function<std::string(Index n, const std::string& parameter)> refusal;
 };
 
+/// The request of an estimator that holds one fixed training set (`set`, which must outlive the
+/// request): its reader hands out the set's first n instances, the whole set by default.
+StartRequest training_set_request(const Batch& set, Index rank);
+
 /// A start: the initial model, an orthonormal basis of its column space, and the batch it read.
 struct Start {
   bool ok = false;
