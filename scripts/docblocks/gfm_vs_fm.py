@@ -19,7 +19,7 @@ import statistics
 import sys
 
 from results import MISSING, axis, design, fail, median, select, trials
-from tuning import check_test, choose, configurations, difference, settings
+from tuning import check_test, choose, configurations, difference, flattened, settings
 
 EXPERIMENT = "experiments/gfm/vs_fm.json"
 # Each tuned baseline: the label of its grid in its validation run, of its row at the defaults in
@@ -39,7 +39,7 @@ def row_label(resolved, e):
     if baseline is None:
         return e["label"]
     default = next(x for x in resolved["estimators"] if x["label"] == baseline["default"])
-    strip = lambda x: {k: v for k, v in x.items() if k != "label"}  # noqa: E731
+    strip = lambda x: flattened({k: v for k, v in x.items() if k != "label"})  # noqa: E731
     return f"{e['label']} ({difference(strip(default), strip(e))})"
 
 
