@@ -9,10 +9,11 @@ on data of its own of the same kind and size):
 - factored_gd (ScaledGD), svp (SVP's fixed step), nuclear_norm (accelerated, its lambda path):
   asymmetric rank-one sensing of a 200 x 200 rank-5 matrix, 30 iterations each, from each side's
   own start (spectral; 0 for SVP's reference, whose first step is the spectral start's);
+- altmin_sensing: the same problem, 10 iterations (two least-squares solves each), its reference in
+  the rank-one form (tests/references/altmin.py, rank_one_run: n x d k rows, normal equations; the
+  general form's n x d^2 design would need 32 GB at d = 200);
 - fm_mcmc (Gibbs sweeps) and polynomial_network (coordinate-descent epochs): y = x'M*x + w*'x
   with Gaussian x in R^200, rank-5 M*, 10 iterations each.
-altmin_sensing is not measured: its reference solves its least-squares half-steps with a dense
-n x d^2 design (tests/references/altmin.py), 32 GB at d = 200.
 
 Usage: benchmarks/numpy_baselines.py RANKONE [--repetitions N] [--json FILE] [--only NAME ...]
 Prints one `target: … ratio … PASS/FAIL` line per baseline (numpy CPU / rankone CPU, want >= 5);
@@ -29,7 +30,7 @@ import sys
 import tempfile
 
 D, K, N = 200, 5, 20000
-SENSING_ITERATIONS, FM_ITERATIONS = 30, 10
+SENSING_ITERATIONS, ALTMIN_ITERATIONS, FM_ITERATIONS = 30, 10, 10
 TARGET = 5.0
 REFERENCES = pathlib.Path(__file__).resolve().parent.parent / "tests" / "references"
 
@@ -48,6 +49,17 @@ U = np.linalg.qr(rng.standard_normal((d, k)))[0]; V = np.linalg.qr(rng.standard_
 M_star = (U * np.linspace(1.0, 0.5, k)) @ V.T
 op = sensing.draw_asymmetric_rank_one(rng, n, d, d)
 y = op.forward(M_star)
+''' % (str(REFERENCES), D, K, N)
+# The same problem with the measurement vectors at hand (drawn as sensing.draw_asymmetric_rank_one does).
+ALTMIN_SETUP = r'''
+import sys; sys.path.insert(0, %r); sys.dont_write_bytecode = True
+import numpy as np, altmin
+d, k, n = %d, %d, %d
+rng = np.random.default_rng(7)
+U = np.linalg.qr(rng.standard_normal((d, k)))[0]; V = np.linalg.qr(rng.standard_normal((d, k)))[0]
+M_star = (U * np.linspace(1.0, 0.5, k)) @ V.T
+A_left, A_right = rng.standard_normal((n, d)), rng.standard_normal((n, d))
+y = np.einsum("ij,ij->i", A_left @ M_star, A_right)
 ''' % (str(REFERENCES), D, K, N)
 FM_SETUP = r'''
 import sys; sys.path.insert(0, %r); sys.dont_write_bytecode = True
@@ -79,6 +91,11 @@ CASES = {
         "numpy": SENSING_SETUP + "import nuclear_norm\nnuclear_norm.run(op, y, (d, d), 'accelerated', iters=%d)\n"
                  % SENSING_ITERATIONS,
         "what": "nuclear_norm (accelerated, lambda path), asymmetric rank-one sensing, %d steps" % SENSING_ITERATIONS},
+    "altmin_sensing": {
+        "data": SENSING_DATA, "estimator": {"name": "altmin_sensing", "rank": K, "max_iterations": ALTMIN_ITERATIONS,
+                                            "tolerance": 0},
+        "numpy": ALTMIN_SETUP + "altmin.rank_one_run(A_left, A_right, y, k, %d)\n" % ALTMIN_ITERATIONS,
+        "what": "altmin_sensing, asymmetric rank-one sensing, %d iterations" % ALTMIN_ITERATIONS},
     "fm_mcmc": {
         "data": FM_DATA, "estimator": {"name": "fm_mcmc", "rank": K, "max_iterations": FM_ITERATIONS},
         "numpy": FM_SETUP + "import fm_mcmc\nfm_mcmc.run(X, y, 0.1 * rng.standard_normal((d, k)), %d, 0, rng)\n"

@@ -193,7 +193,7 @@ def main():
     # 5c. Whole `rankone run`s of the part-1 baselines against their numpy references (numpy_baselines.py).
     baselines_path = results / "numpy_baselines.json"
     measured = json.loads(baselines_path.read_text()) if baselines_path.exists() else {}
-    for name in ("factored_gd", "svp", "nuclear_norm", "fm_mcmc", "polynomial_network"):
+    for name in ("factored_gd", "svp", "altmin_sensing", "nuclear_norm", "fm_mcmc", "polynomial_network"):
         label = f"whole rankone run of {name} (d = 200, k = 5, n = 20000): numpy reference CPU / rankone CPU"
         if name not in measured:
             report.target(label, None, 5.0, True, "numpy_baselines.json")
@@ -225,7 +225,9 @@ def main():
             ("bench_sensing_baselines", "products_cpu_seconds", "asymmetric rank-one, d = 200, k = 5, n = 20000",
              (("BM_ScaledGdIteration", "factored_gd (ScaledGD) iteration / its forward and two adjoint products"),
               ("BM_VanillaGdIteration", "factored_gd (vanilla GD) iteration / its forward and two adjoint products"),
-              ("BM_SvpIteration", "svp iteration / its forward product, dense adjoint and projection SVD"))),
+              ("BM_SvpIteration", "svp iteration / its forward product, dense adjoint and projection SVD"),
+              ("BM_AltMinIteration", "altmin_sensing iteration / its conjugate-gradient steps' forward and adjoint products"),
+              ("BM_NuclearNormIteration", "nuclear_norm (accelerated) iteration / one trial step's forward, dense adjoint and SVD"))),
             ("bench_fm_baselines", "solver_cpu_seconds", "x'Mx + w'x, d = 100, k = 5, n = 30000",
              (("BM_FmMcmcIteration", "fm_mcmc iteration / its Gibbs sweep"),
               ("BM_PolynomialNetworkIteration", "polynomial_network iteration / its coordinate-descent epoch")))):

@@ -127,6 +127,10 @@ Start IterativeEstimator::initial_model(const DataSource& data, const StartReque
       start.model.left = f.left;
       start.model.right = f.left;
       start.basis = Matrix();
+      const Index kept = (f.values.array() > 0.0).count();
+      summary_.notes.push_back("a one-factor model starts from the start's PSD part, of rank " + std::to_string(kept) +
+                               " of " + std::to_string(request.rank) +
+                               (kept < request.rank ? " (the other columns start at 0)" : ""));
     }
   }
   if (start.ok && start.basis.size() == 0) start.basis = orthonormalize(start.model.left);
@@ -173,8 +177,8 @@ void IterativeEstimator::declare_policy(Schema& schema, PolicyParts parts) {
   schema.boolean("early_stopping", false,
                  "score every iterate (and the start) on the source's validation part, keep the best, and stop "
                  "(converged) after `patience` iterations without improvement; the kept iterate is the final "
-                 "estimate (metrics, stored model, predict). Loss: the estimator's fit measure (relative residual "
-                 "‖y − ŷ‖/‖y‖, or the sign error rate for sign links). Needs a validation part (file sources: "
+                 "estimate (metrics, stored model, predict). Loss: the estimator's fit measure (the relative residual "
+                 "‖y − ŷ‖/‖y‖, or the sign error rate for an estimator that measures signs). Needs a validation part (file sources: "
                  "validation_fraction or validation_fold, not served nor evaluated on)");
   schema.integer("patience", 5, "early stopping: iterations without improvement of the validation loss before the run "
                                 "stops")

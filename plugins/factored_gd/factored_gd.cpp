@@ -60,7 +60,9 @@ void FactoredGd::start(DataSource& data, Rng& rng) {
   if (psd() && shape.d1 != shape.d2)
     return finish(Status::failed, "factorization \"psd\" (M = X X') needs a square matrix; the data's is " +
                                       std::to_string(shape.d1) + " × " + std::to_string(shape.d2));
-  const Start s = initial_model(data, start_request(options_.rank), rng);
+  StartRequest request = start_request(options_.rank);
+  request.one_factor = psd();  // M = X X'
+  const Start s = initial_model(data, request, rng);
   if (!s.ok) return finish(Status::failed, "no start: " + s.failure);
   // The start in the factored form: balanced (U Σ^½, V Σ^½) factors, or the PSD part of sym(M0).
   const BalancedFactors f = psd() ? psd_factor(s.model, options_.rank) : balanced_factors(s.model, options_.rank);

@@ -44,6 +44,9 @@ void PolynomialNetwork::start(DataSource& data, Rng& rng) {
   Rng own(rng());
   const Start start = initial_model(data, start_request(k), own);
   if (!start.ok) return finish(Status::failed, "no start: " + start.failure);
+  if (start.model.zero_diagonal)
+    return finish(Status::failed, "no start: the start's model has no diagonal (an FM's), and the network's M = sym(P Q') "
+                                  "holds one: start from random_init or a model with its diagonal");
   // M0 = sym(L R'): P = L, Q = R; the constant feature's rows start at 0 (w = 0, b = 0).
   Matrix P = Matrix::Zero(rows, k), Q = Matrix::Zero(rows, k);
   P.topRows(start.model.left.rows()) = start.model.left;

@@ -71,6 +71,8 @@ Start SpectralStart::initialize(const DataSource& data, const StartRequest& requ
 Start RandomStart::initialize(const DataSource& data, const StartRequest& request, Rng& rng) const {
   const ProblemShape shape = data.shape();
   LowRankModel model;
+  if (request.one_factor && !shape.symmetric && shape.d1 != shape.d2)
+    return failed("a one-factor start (M = L L') needs a square matrix; the data's is " + shape_text(shape.d1, shape.d2));
   model.left = std_ * gaussian(rng, shape.d1, request.rank);
   model.right = request.one_factor ? model.left : Matrix(std_ * gaussian(rng, shape.symmetric ? shape.d1 : shape.d2, request.rank));
   model.symmetrize = shape.symmetric;

@@ -34,7 +34,7 @@ const OptionsTable<Options>& Options::table() {
                            "the presets' scale)"),
                   {{"normalised", Objective::normalised}, {"mean", Objective::mean}});
     t.bind(&Options::lambda, s.number("lambda", std::nullopt,
-                                      "one regularisation weight λ on the normalised loss; default the path from λ_max")
+                                      "one regularisation weight λ, on the scale `objective` names; default the path from λ_max")
                                  .above(0.0)
                                  .make_nullable());
     t.bind(&Options::lambda_ratio,
@@ -51,12 +51,13 @@ const OptionsTable<Options>& Options::table() {
     t.bind(&Options::stage_iterations,
            s.integer("stage_iterations", 500, "proximal steps allowed per value of λ").at_least(1).at_most(kMaxCount));
     t.bind(&Options::initial_step,
-           s.number("initial_step", 1.0, "1/L of the first trial step (the normalised loss makes 1 the natural scale); "
+           s.number("initial_step", 1.0, "1/L of the first trial step, on the scale `objective` names (the normalised one makes 1 the natural "
+                                         "scale); "
                                          "backtracking doubles L until the step is accepted")
                .above(0.0));
     t.bind(&Options::step_growth,
            s.number("step_growth", 1.0, "after each accepted step L is divided by this: 1 keeps Ji & Ye's non-decreasing L, "
-                                        "above 1 lets the step grow again (the trace-norm presets use 1.5)")
+                                        "above 1 lets the step grow again (the trace-norm presets use " + short_number(kPresetStepGrowth) + ")")
                .at_least(1.0));
     s.constraint({"method", "initial_step", "step_growth"},
                  "method \"soft_impute\" steps at the exact Lipschitz constant: initial_step and step_growth do not apply",
@@ -86,7 +87,7 @@ const OptionsTable<TraceNormOptions<kLoss>>& TraceNormOptions<kLoss>::table() {
     t.bind(&T::penalty, s.number("penalty", 1e-3, "μ in mean loss + μ‖W‖_* (the loss per measurement, not normalised)").above(0.0));
     bind_fixed_sample_settings(t, 200, "proximal steps", 1e-5, "converged when ‖W⁺ − W‖_F / ‖W‖_F falls below this");
     t.bind(&T::initial_step, s.number("initial_step", 1.0, "first step size tried on the mean loss; backtracking halves it, "
-                                                           "each accepted step grows it by 1.5")
+                                                           "each accepted step grows it by " + short_number(kPresetStepGrowth))
                                  .above(0.0));
     return t;
   }();

@@ -75,3 +75,37 @@ def run(op, y, k, iters, U0=None):
         U, V_hat = step(A, y, U, V_hat)
         iterates.append((U, V_hat))
     return iterates
+
+
+# --- the rank-one-measurement form at scale ------------------------------------------------------
+# For y_i = a_i' M b_i, <A_i, U V'> = (a_i'U)(V'b_i): the rows of the U-problem are a_i ⊗ (V'b_i)
+# and those of the V-problem b_i ⊗ (U'a_i), n x d k instead of the n x d1 d2 of `design_matrices`
+# (what a numpy user writes at d = 200). Solved by the normal equations (full column rank there).
+
+def _least_squares(rows, y):
+    return np.linalg.solve(rows.T @ rows, rows.T @ y)
+
+
+def rank_one_solve_right(A_left, A_right, y, U):
+    """argmin_V sum_i (a_i' U V' b_i - y_i)^2 (d2 x k)."""
+    rows = np.einsum("ij,if->ijf", A_right, A_left @ U).reshape(len(y), -1)
+    return _least_squares(rows, y).reshape(A_right.shape[1], U.shape[1])
+
+
+def rank_one_solve_left(A_left, A_right, y, V):
+    """argmin_U sum_i (a_i' U V' b_i - y_i)^2 (d1 x k)."""
+    rows = np.einsum("ij,if->ijf", A_left, A_right @ V).reshape(len(y), -1)
+    return _least_squares(rows, y).reshape(A_left.shape[1], V.shape[1])
+
+
+def rank_one_run(A_left, A_right, y, k, iters):
+    """`run` for asymmetric rank-one measurements given as their vectors (n x d1, n x d2)."""
+    M_hat = A_left.T @ (y[:, None] * A_right) / len(y)
+    U = np.linalg.svd(M_hat)[0][:, :k]
+    V_hat = rank_one_solve_right(A_left, A_right, y, U)
+    iterates = [(U, V_hat)]
+    for _ in range(iters):
+        U = orthonormal(rank_one_solve_left(A_left, A_right, y, orthonormal(V_hat)))
+        V_hat = rank_one_solve_right(A_left, A_right, y, U)
+        iterates.append((U, V_hat))
+    return iterates

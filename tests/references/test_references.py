@@ -23,6 +23,7 @@ import numpy as np  # noqa: E402
 
 sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import altmin  # noqa: E402
 import factored_gd  # noqa: E402
 import fm_mcmc_checks  # noqa: E402
 import polynomial_network_checks  # noqa: E402
@@ -292,6 +293,23 @@ def test_kappa_completion_informational():
     return "printed"
 
 
+def test_altmin_rank_one_form():
+    """altmin's rank-one form (the speed reference of benchmarks/numpy_baselines.py) gives the
+    iterates of its general form on a small asymmetric rank-one problem (seed 5)."""
+    rng = np.random.default_rng(5)
+    d1, d2, k, n = 8, 6, 2, 300
+    M = planted(rng, d1, d2, k, 2.0)
+    A_left, A_right = rng.standard_normal((n, d1)), rng.standard_normal((n, d2))
+    op = sensing.make_asymmetric_rank_one(A_left, A_right)
+    y = op.forward(M)
+    general = altmin.run(op, y, k, 4)
+    rank_one = altmin.rank_one_run(A_left, A_right, y, k, 4)
+    gap = max(np.linalg.norm(U1 @ V1.T - U2 @ V2.T) / np.linalg.norm(U1 @ V1.T)
+              for (U1, V1), (U2, V2) in zip(general, rank_one))
+    assert gap < 1e-10, gap
+    return f"5 iterates, largest relative gap {gap:.1e}"
+
+
 # --- runner -------------------------------------------------------------------------------------
 
 def all_tests():
@@ -299,7 +317,7 @@ def all_tests():
              test_gradients_finite_differences]
     tests += [recovery_test(case, method) for case in RECOVERY for method in METHODS]
     tests += [test_symmetric_factorisations, test_kappa_headline,
-              test_kappa_completion_informational]
+              test_kappa_completion_informational, test_altmin_rank_one_form]
     tests += polynomial_network_checks.CHECKS + fm_mcmc_checks.CHECKS
     return tests
 

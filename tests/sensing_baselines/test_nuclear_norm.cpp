@@ -97,6 +97,24 @@ TEST_CASE("trace_logistic and trace_squared are nuclear_norm configured in the m
   }
 }
 
+TEST_CASE("objective mean converts λ and the first step by the operator's c", "[nuclear_norm][trace]") {
+  // Entries: c = d1 d2 = 320, so the mean squared loss is f / u with u = c/2 = 160, and
+  // (mean, λ μ, step t) is (normalised, λ u μ, step t/u): a wrong factor of c shows here.
+  const double u = 0.5 * 20.0 * 16.0, mu = 2e-4, t = 0.5;
+  const Json source = baseline_source("entry", 20, 16, 200, "general");
+  const Json common{{"name", "nuclear_norm"}, {"method", "proximal"}, {"max_iterations", 30}, {"stage_iterations", 30}};
+  Json mean = common, normalised = common;
+  mean.update(Json{{"objective", "mean"}, {"lambda", mu}, {"initial_step", t}});
+  normalised.update(Json{{"lambda", u * mu}, {"initial_step", t / u}});
+  const test::FinishedRun a = test::run_to_end(source, mean, 7);
+  const test::FinishedRun b = test::run_to_end(source, normalised, 7);
+  INFO(a.estimator->summary().message << " | " << b.estimator->summary().message);
+  CHECK(a.estimator->summary().iterations == b.estimator->summary().iterations);
+  const Matrix Ma = a.estimator->estimate().dense(), Mb = b.estimator->estimate().dense();
+  REQUIRE(Mb.norm() > 0.0);
+  CHECK((Ma - Mb).norm() <= 1e-12 * Mb.norm());
+}
+
 TEST_CASE("nuclear_norm recovers planted truths to the accuracy of its last λ", "[nuclear_norm][recovery]") {
   const std::vector<std::tuple<const char*, Json, std::string>> cases{
       {"Gaussian ensemble, accelerated", baseline_source("gaussian_ensemble", 20, 20, 320, "general"), "accelerated"},

@@ -118,6 +118,8 @@ class FixedSampleEstimator : public IterativeEstimator {
   /// The fit of the iterate with training residual r, and the text naming the measure (`where`: the
   /// set it was measured on).
   double training_fit(const Vector& r) const;
+  /// On a sign link every fit is a sign error rate.
+  Link fit_link() const final { return sign_link_ ? Link::sign : Link::identity; }
   std::string fit_measure(const std::string& where) const;
 
   double divergence_factor_;

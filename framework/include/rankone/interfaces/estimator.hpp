@@ -41,7 +41,8 @@ struct Summary {
   std::string message;  ///< why it stopped, in a sentence
   int iterations = 0;   ///< completed steps
   /// How well the final model fits data it had not yet used (NaN when the estimator has none);
-  /// for the sensing estimators the relative residual ||y - y_hat|| / ||y|| on the last fresh batch.
+  /// for the sensing estimators the relative residual ||y - y_hat|| / ||y|| on the last fresh batch,
+  /// for the estimators that measure signs (IterativeEstimator::fit_link) the sign error rate.
   double fit = std::numeric_limits<double>::quiet_NaN();
   std::string fit_measure;          ///< what `fit` is, e.g. "relative residual on the last fresh batch"
   /// The planted truth's own fit, in the same measure on the same data (the noise floor); NaN when
@@ -172,9 +173,9 @@ class IterativeEstimator : public Estimator {
   /// The fit of `predicted` against `y` in the estimator's measure (`fit_on_link` on `fit_link()`):
   /// what the floor, the validation loss and the held-out fit are.
   double fit_of(const Vector& y, const Vector& predicted) const { return fit_on_link(fit_link(), y, predicted); }
-  /// The link whose fit the estimator measures: the stepped source's, unless the estimator is a
-  /// classifier whatever its data (the one-bit estimators: Link::sign).
-  virtual Link fit_link() const { return stepped_source_ != nullptr ? stepped_source_->link() : Link::identity; }
+  /// The link whose fit the estimator's recorded fits are in: identity (relative residuals) unless
+  /// the estimator measures signs (the fixed-sample estimators on a sign link, the one-bit classifiers).
+  virtual Link fit_link() const { return Link::identity; }
   /// Called by `finish` before the verdict on a converged or budget-spent run: estimators that do
   /// not measure their fit every iteration (offline ones) measure it here.
   virtual void measure_final_fit() {}

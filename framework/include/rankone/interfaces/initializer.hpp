@@ -37,6 +37,7 @@ struct StartRequest {
 /// The request of an estimator that holds one fixed training set (`set`, which must outlive the
 /// request): its reader hands out the set's first n instances, the whole set by default.
 StartRequest training_set_request(const Batch& set, Index rank);
+StartRequest training_set_request(Batch&& set, Index rank) = delete;  // the reader would outlive it
 
 /// A start: the initial model, an orthonormal basis of its column space, and the batch it read.
 struct Start {
