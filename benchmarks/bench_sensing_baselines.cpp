@@ -4,7 +4,7 @@
 // product and the two adjoint products of its gradient, for svp the forward product, the dense
 // adjoint and the SVD of its projection, for altmin_sensing the forward and adjoint products of its
 // conjugate-gradient steps (as many as its summary reports per solve) and the two right-hand sides,
-// for nuclear_norm one trial step's dense adjoint, SVD and forward product.
+// for nuclear_norm its dense adjoint and, per trial (backtracking adds some), an SVD and a forward product.
 //
 //   cmake --build build --target bench_sensing_baselines && build/bin/bench_sensing_baselines
 #include <benchmark/benchmark.h>
@@ -86,13 +86,28 @@ void conjugate_gradient_products(const SensingOperator& op, const Batch& b, cons
   benchmark::DoNotOptimize(right.data());
 }
 
-/// nuclear_norm's trial step: the residual from the iterate's thin factors, the dense gradient and
-/// the SVD of the d × d step.
-void proximal_products(const SensingOperator& op, const Batch& b, const Estimate& m) {
-  const Vector r = op.forward(b, m) - b.y;
-  const Matrix G = op.adjoint_dense(b, r);
-  const Eigen::BDCSVD<Matrix> svd(m.left * m.right.transpose() - G, Eigen::ComputeThinU | Eigen::ComputeThinV);
-  benchmark::DoNotOptimize(svd.singularValues().data());
+/// nuclear_norm's step: the dense gradient, and per trial (one, and one more per backtracking
+/// step) the SVD of the d × d step and the residual from the trial's thin factors.
+void proximal_products(const SensingOperator& op, const Batch& b, const Estimate& m, long trials) {
+  // The gradient's residual comes combined from the trials' (the accelerated step forms no other).
+  const Matrix G = op.adjoint_dense(b, b.y);
+  for (long t = 0; t < trials; ++t) {
+    const Eigen::BDCSVD<Matrix> svd(m.left * m.right.transpose() - G, Eigen::ComputeThinU | Eigen::ComputeThinV);
+    const Vector r = op.forward(b, m) - b.y;
+    benchmark::DoNotOptimize(svd.singularValues().data());
+    benchmark::DoNotOptimize(r.data());
+  }
+}
+
+/// The backtracking steps so far, from nuclear_norm's summary note ("…; N backtracking step(s), …").
+long backtracks(const Summary& summary) {
+  for (const std::string& note : summary.notes) {
+    const auto at = note.find(" backtracking step");
+    if (at == std::string::npos) continue;
+    const auto start = note.rfind(' ', at - 1);
+    return std::stol(note.substr(start + 1, at - start - 1));
+  }
+  return 0;
 }
 
 void BM_ScaledGdIteration(benchmark::State& state) {
@@ -123,8 +138,25 @@ void BM_AltMinIteration(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kSize);
 }
 void BM_NuclearNormIteration(benchmark::State& state) {
-  // One λ (no path), Ji & Ye's accelerated steps: past the first steps one trial per step.
-  iterations(state, estimator("nuclear_norm", Json{{"lambda", 0.05}, {"stage_iterations", 1000000}}), proximal_products);
+  // One λ (no path), Ji & Ye's accelerated steps; the reference makes as many trials as the step
+  // did (the summary's backtracking count, read after the step and counted in the reference).
+  auto data = bench::make<DataSource>(source_ref(), Kind::data_source);
+  data->open(1);
+  auto training = bench::make<DataSource>(source_ref(), Kind::data_source);
+  training->open(1);
+  const Batch batch = training->next(kSize);
+  auto e = bench::make<Estimator>(estimator("nuclear_norm", Json{{"lambda", 0.05}, {"stage_iterations", 1000000}}),
+                                  Kind::estimator);
+  Rng rng(2);
+  e->start(*data, rng);
+  if (e->summary().status != Status::running) state.SkipWithError(e->summary().message.c_str());
+  long seen = 0;
+  bench::steps_beside(state, *e, *data, "products_cpu_seconds", [&] {
+    const long now = backtracks(e->summary());
+    proximal_products(data->sensing_operator(), batch, e->estimate(), 1 + now - seen);
+    seen = now;
+  });
+  state.SetItemsProcessed(state.iterations() * kSize);
 }
 
 }  // namespace

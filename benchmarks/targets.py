@@ -227,7 +227,7 @@ def main():
               ("BM_VanillaGdIteration", "factored_gd (vanilla GD) iteration / its forward and two adjoint products"),
               ("BM_SvpIteration", "svp iteration / its forward product, dense adjoint and projection SVD"),
               ("BM_AltMinIteration", "altmin_sensing iteration / its conjugate-gradient steps' forward and adjoint products"),
-              ("BM_NuclearNormIteration", "nuclear_norm (accelerated) iteration / one trial step's forward, dense adjoint and SVD"))),
+              ("BM_NuclearNormIteration", "nuclear_norm (accelerated) iteration / its dense adjoint and each trial's SVD and forward product"))),
             ("bench_fm_baselines", "solver_cpu_seconds", "x'Mx + w'x, d = 100, k = 5, n = 30000",
              (("BM_FmMcmcIteration", "fm_mcmc iteration / its Gibbs sweep"),
               ("BM_PolynomialNetworkIteration", "polynomial_network iteration / its coordinate-descent epoch")))):

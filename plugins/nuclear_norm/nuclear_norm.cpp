@@ -173,6 +173,7 @@ LowRankModel NuclearNorm::model_of(const Iterate& x) const {
 }
 
 void NuclearNorm::start(DataSource& data, Rng&) {
+  x_residual_.reset();
   if (!read_training_set(data, "nuclear_norm")) return;
   const ProblemShape shape = problem();
   symmetrize_ = sensing().symmetric();
@@ -189,6 +190,7 @@ void NuclearNorm::start(DataSource& data, Rng&) {
   X_.left = Matrix(shape.d1, 0);
   X_.right = Matrix(shape.d2, 0);
   Y_ = X_.dense;
+  x_residual_ = Vector(-training().y);  // 𝒜(0) − y
   const Matrix g0 = smooth_gradient(-training().y);
   const double top = Eigen::BDCSVD<Matrix>(g0).singularValues()(0);
   if (!(top > 0.0))
@@ -283,6 +285,8 @@ double NuclearNorm::advance(const Vector& r) {
     Y_ = Z.dense;
   }
   X_ = std::move(Z);
+  if (options_.method == Options::Method::soft_impute) x_residual_.reset();  // its step computes none
+  else x_residual_ = std::move(rZ);
   L_ /= options_.step_growth;  // 1: Ji & Ye's L never decreases
   ++stage_steps_;
   const bool stage_done = change < options_.tolerance || stage_steps_ >= options_.stage_iterations;
@@ -300,6 +304,8 @@ double NuclearNorm::advance(const Vector& r) {
   return change;
 }
 
+Vector NuclearNorm::training_residual() const { return x_residual_ ? *x_residual_ : residual(estimate()); }
+
 std::any NuclearNorm::snapshot() const { return State{X_.dense, X_.left, X_.right, X_.nuclear}; }
 
 void NuclearNorm::restore(const std::any& state) {
@@ -309,6 +315,7 @@ void NuclearNorm::restore(const std::any& state) {
   X_.right = s.right;
   X_.nuclear = s.nuclear;
   Y_ = X_.dense;
+  x_residual_.reset();
   momentum_ = 1.0;
 }
 

@@ -58,6 +58,9 @@ class NuclearNorm final : public FixedSampleEstimator {
 
  protected:
   double advance(const Vector& r) override;
+  /// X's residual, kept from the step that accepted X (its trial's forward product) instead of a
+  /// second forward product; recomputed after soft_impute's steps and a restore.
+  Vector training_residual() const override;
   std::any snapshot() const override;
   void restore(const std::any& state) override;
 
@@ -89,6 +92,7 @@ class NuclearNorm final : public FixedSampleEstimator {
   Iterate X_;
   Matrix Y_;          ///< the point the next step starts from (X_ without acceleration)
   Vector y_residual_;  ///< 𝒜(Y) − y, combined from the residuals of the iterates Y is made of
+  std::optional<Vector> x_residual_;  ///< 𝒜(X) − y when a step computed it
   double momentum_ = 1.0;  ///< a_k of the accelerated method
   double L_ = 1.0;         ///< the step's Lipschitz estimate
   double units_ = 1.0;     ///< f in the options' objective = f normalised / units_ (λ and L given on it)
