@@ -99,6 +99,18 @@ TEST_CASE("difference_norms equals the dense SVD of a − b", "[model]") {
       }
     }
   }
+  SECTION("zero-diagonal models above 64 rows: the norms without an SVD, as the SVD gives them") {
+    for (const Index d : {65, 120}) {
+      CAPTURE(d);
+      const LowRankModel a = random_model(rng, d, d, 3, true, true);
+      const LowRankModel b = random_model(rng, d, d, 4, true, true);
+      const DifferenceNorms got = difference_norms(a, &b);
+      const DifferenceNorms want = dense_norms(a.dense() - b.dense());
+      CHECK(got.spectral == Approx(want.spectral).epsilon(1e-13));
+      CHECK(got.frobenius == Approx(want.frobenius).epsilon(1e-13));
+      CHECK(difference_norms(a, &a).spectral == 0.0);
+    }
+  }
   SECTION("rectangular models") {
     const LowRankModel a = random_model(rng, 7, 4, 2, false, false);
     const LowRankModel b = random_model(rng, 7, 4, 3, false, false);
