@@ -230,3 +230,15 @@ TEST_CASE("an OptionsTable is the one declaration: schema, defaults, round trip,
   OptionsTable<TableOptions> t;
   CHECK_THROWS_AS(t.bind(&TableOptions::batch_size, std::string("batch")), std::logic_error);
 }
+
+TEST_CASE("an integer setting beyond what its field holds is refused by name, never wrapped", "[options]") {
+  using namespace fm_subgaussian;
+  // max_iterations is an int: 2^32 + 1 used to become 1 (one epoch, exit 0).
+  Json p = ConventionalFmOptions::schema().defaults();
+  p["max_iterations"] = 4294967297LL;
+  CHECK_THROWS_WITH(ConventionalFmOptions(Params(p, "/estimators/0")),
+                    Catch::Matchers::Contains("at /estimators/0/max_iterations") &&
+                        Catch::Matchers::Contains("2147483647") && Catch::Matchers::Contains("found 4294967297"));
+  p["max_iterations"] = 2147483647LL;  // the largest it holds is accepted
+  CHECK(ConventionalFmOptions(Params(p, "/estimators/0")).max_iterations == 2147483647);
+}

@@ -22,7 +22,9 @@
 ///     return t;
 ///   }
 /// \endcode
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <optional>
 #include <string>
@@ -30,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "rankone/core/errors.hpp"
 #include "rankone/core/params.hpp"
 
 namespace rankone {
@@ -98,7 +101,13 @@ class OptionsTable {
     if constexpr (std::is_same_v<T, bool>) {
       return p.boolean(name);
     } else if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(p.integer(name));
+      // A field narrower than the parameter refuses what it cannot hold (never a silent wrap).
+      const std::int64_t value = p.integer(name);
+      if (!std::in_range<T>(value))
+        throw ConfigError("at " + p.path_of(name) + ": expected an integer in [" + std::to_string(std::numeric_limits<T>::min()) +
+                          ", " + std::to_string(std::numeric_limits<T>::max()) + "] (what this setting holds), found " +
+                          std::to_string(value));
+      return static_cast<T>(value);
     } else if constexpr (std::is_floating_point_v<T>) {
       return static_cast<T>(p.number(name));
     } else if constexpr (std::is_same_v<T, std::string>) {
