@@ -29,7 +29,8 @@ Json source_ref() {
 }
 
 /// Steps `estimator_ref` on the training set, and after each step (untimed) runs `products` on the
-/// same data and model, recording their mean CPU time in the counter products_cpu_seconds.
+/// same data and the stepped estimator (its estimate; its summary, for the work the step reports),
+/// recording their mean CPU time in the counter products_cpu_seconds.
 template <class Products>
 void iterations(benchmark::State& state, const Json& estimator_ref, Products products) {
   auto data = bench::make<DataSource>(source_ref(), Kind::data_source);
@@ -42,7 +43,7 @@ void iterations(benchmark::State& state, const Json& estimator_ref, Products pro
   estimator->start(*data, rng);
   if (estimator->summary().status != Status::running) state.SkipWithError(estimator->summary().message.c_str());
   bench::steps_beside(state, *estimator, *data, "products_cpu_seconds",
-                      [&] { products(data->sensing_operator(), batch, estimator->estimate()); });
+                      [&] { products(data->sensing_operator(), batch, *estimator); });
   state.SetItemsProcessed(state.iterations() * kSize);
 }
 
@@ -110,53 +111,40 @@ long backtracks(const Summary& summary) {
   return 0;
 }
 
-void BM_ScaledGdIteration(benchmark::State& state) {
-  iterations(state, estimator("factored_gd", Json{{"rank", kRank}}), gradient_products);
-}
-void BM_VanillaGdIteration(benchmark::State& state) {
-  iterations(state, estimator("factored_gd", Json{{"rank", kRank}, {"preconditioner", "none"}}), gradient_products);
-}
-void BM_SvpIteration(benchmark::State& state) {
-  iterations(state, estimator("svp", Json{{"rank", kRank}}), projection_products);
+/// The products of an estimator whose work does not vary from step to step.
+template <void (*Products)(const SensingOperator&, const Batch&, const Estimate&)>
+void of_estimate(const SensingOperator& op, const Batch& b, const Estimator& e) {
+  Products(op, b, e.estimate());
 }
 
+void BM_ScaledGdIteration(benchmark::State& state) {
+  iterations(state, estimator("factored_gd", Json{{"rank", kRank}}), of_estimate<gradient_products>);
+}
+void BM_VanillaGdIteration(benchmark::State& state) {
+  iterations(state, estimator("factored_gd", Json{{"rank", kRank}, {"preconditioner", "none"}}),
+             of_estimate<gradient_products>);
+}
+void BM_SvpIteration(benchmark::State& state) {
+  iterations(state, estimator("svp", Json{{"rank", kRank}}), of_estimate<projection_products>);
+}
 void BM_AltMinIteration(benchmark::State& state) {
-  // The estimator's summary is read after each step for the number of CG steps (a copy, counted
-  // in the reference's time: it only lowers the ratio).
-  auto data = bench::make<DataSource>(source_ref(), Kind::data_source);
-  data->open(1);
-  auto training = bench::make<DataSource>(source_ref(), Kind::data_source);
-  training->open(1);
-  const Batch batch = training->next(kSize);
-  auto e = bench::make<Estimator>(estimator("altmin_sensing", Json{{"rank", kRank}}), Kind::estimator);
-  Rng rng(2);
-  e->start(*data, rng);
-  if (e->summary().status != Status::running) state.SkipWithError(e->summary().message.c_str());
-  bench::steps_beside(state, *e, *data, "products_cpu_seconds", [&] {
-    conjugate_gradient_products(data->sensing_operator(), batch, e->estimate(), e->summary());
-  });
-  state.SetItemsProcessed(state.iterations() * kSize);
+  // The CG steps per solve come from the summary, read after each step (a copy, counted in the
+  // reference's time: it only lowers the ratio).
+  iterations(state, estimator("altmin_sensing", Json{{"rank", kRank}}),
+             [](const SensingOperator& op, const Batch& b, const Estimator& e) {
+               conjugate_gradient_products(op, b, e.estimate(), e.summary());
+             });
 }
 void BM_NuclearNormIteration(benchmark::State& state) {
   // One λ (no path), Ji & Ye's accelerated steps; the reference makes as many trials as the step
   // did (the summary's backtracking count, read after the step and counted in the reference).
-  auto data = bench::make<DataSource>(source_ref(), Kind::data_source);
-  data->open(1);
-  auto training = bench::make<DataSource>(source_ref(), Kind::data_source);
-  training->open(1);
-  const Batch batch = training->next(kSize);
-  auto e = bench::make<Estimator>(estimator("nuclear_norm", Json{{"lambda", 0.05}, {"stage_iterations", 1000000}}),
-                                  Kind::estimator);
-  Rng rng(2);
-  e->start(*data, rng);
-  if (e->summary().status != Status::running) state.SkipWithError(e->summary().message.c_str());
   long seen = 0;
-  bench::steps_beside(state, *e, *data, "products_cpu_seconds", [&] {
-    const long now = backtracks(e->summary());
-    proximal_products(data->sensing_operator(), batch, e->estimate(), 1 + now - seen);
-    seen = now;
-  });
-  state.SetItemsProcessed(state.iterations() * kSize);
+  iterations(state, estimator("nuclear_norm", Json{{"lambda", 0.05}, {"stage_iterations", 1000000}}),
+             [&seen](const SensingOperator& op, const Batch& b, const Estimator& e) {
+               const long now = backtracks(e.summary());
+               proximal_products(op, b, e.estimate(), 1 + now - seen);
+               seen = now;
+             });
 }
 
 }  // namespace

@@ -108,7 +108,7 @@ double FixedSampleEstimator::iterate(DataSource&) {
 }
 
 double FixedSampleEstimator::training_fit(const Vector& r) const {
-  if (sign_link_) return fit_on_link(fit_link(), training_.y, r + training_.y);
+  if (sign_link_) return fit_of(training_.y, r + training_.y);
   return response_rms_ > 0.0 ? rms(r) / response_rms_ : 0.0;
 }
 
