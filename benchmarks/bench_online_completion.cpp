@@ -58,7 +58,7 @@ void run_online(benchmark::State& state, const char* name, Index batch) {
   const Index k = state.range(0);
   ReplaySource source(k);
   auto estimator = bench::make<Estimator>(
-      Json{{"name", name}, {"rank", k}, {"warm_start_samples", kBatch}, {"batch_size", batch},
+      Json{{"name", name}, {"rank", k}, {"init", {{"name", "spectral_init"}, {"batch_size", kBatch}}}, {"batch_size", batch},
            {"max_iterations", 1000000}},
       Kind::estimator);
   Rng rng(7);
@@ -129,7 +129,7 @@ void run_offline_pass(benchmark::State& state, const std::string& name) {
   auto data = bench::make<DataSource>(source, Kind::data_source);
   data->open(1);
   Json estimator{{"name", name}, {"rank", 10}, {"max_iterations", 1000000}, {"tolerance", 0.0},
-                 {"threads", state.range(0)}, {"init", "random"}};
+                 {"threads", state.range(0)}, {"init", "random_init"}};
   if (name == "sgd_mf") estimator["blocks"] = 8;
   auto offline = bench::make<Estimator>(estimator, Kind::estimator);
   Rng rng(7);

@@ -75,7 +75,7 @@ def cases(scale):
         case("omc_psd", {"name": SYN, "d": n(40000), "truth": "psd", "operator": "entry", "sampler": "one_hot"},
              {"name": "omc_psd", "rank": 5, "max_iterations": 3}),
         case("export_matrix", {"name": SYN, "d": 3000, "d2": 3000, "truth": "general", **ENTRY},
-             {"name": "omc_general", "rank": 2, "max_iterations": 2, "warm_start_samples": 200000},
+             {"name": "omc_general", "rank": 2, "max_iterations": 2, "init": {"name": "spectral_init", "batch_size": 200000}},
              [{"name": "export_matrix", "path": "/dev/null"}]),
         case("als_completion", {"name": SYN, "d": 5000, "d2": 5000, "truth": "general", **ENTRY, "size": n(4000000)},
              {"name": "als_completion", "max_iterations": 2}),

@@ -41,7 +41,7 @@ BalancedFactors balanced_factors(const LowRankModel& m, Index k) {
   return f;
 }
 
-BalancedFactors psd_factor(const LowRankModel& m, Index k) {
+BalancedFactors psd_factor(const LowRankModel& m, Index k, double floor) {
   if (m.rows() != m.cols()) throw std::invalid_argument("psd_factor: the model is not square");
   if (m.zero_diagonal) throw std::invalid_argument("psd_factor: a model without its diagonal has no low-rank factors");
   // sym(L R') = [L R] C [L R]' with C = [[0, I/2], [I/2, 0]]: the eigenpairs of the small core.
@@ -56,9 +56,10 @@ BalancedFactors psd_factor(const LowRankModel& m, Index k) {
   const Eigen::SelfAdjointEigenSolver<Matrix> eigen(0.5 * (core + core.transpose()));  // ascending
   BalancedFactors f{Matrix::Zero(P.rows(), k), Matrix(), Vector::Zero(k)};
   const Index shared = std::min(k, 2 * r);
+  const double lowest = floor * std::max(eigen.eigenvalues()(2 * r - 1), 0.0);
   for (Index j = 0; j < shared; ++j) {
     const Index from = 2 * r - 1 - j;  // the largest first
-    const double value = std::max(eigen.eigenvalues()(from), 0.0);
+    const double value = std::max(eigen.eigenvalues()(from), lowest);
     f.values(j) = value;
     f.left.col(j) = std::sqrt(value) * (basis * eigen.eigenvectors().col(from));
   }

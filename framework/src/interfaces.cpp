@@ -33,6 +33,31 @@ IterativeEstimator::~IterativeEstimator() = default;
 Metric::~Metric() = default;
 Initializer::~Initializer() = default;
 
+std::string initializer_name(const Params& estimator_params) {
+  if (!estimator_params.has("init")) return "";
+  const Json& init = estimator_params.raw("init");
+  if (init.is_string()) return init.get<std::string>();
+  if (init.is_object() && init.contains("name") && init["name"].is_string()) return init["name"].get<std::string>();
+  return "";
+}
+
+bool initializer_reads_data(const Params& estimator_params, const Registry& registry) {
+  const std::string name = initializer_name(estimator_params);
+  if (name.empty()) return false;
+  try {
+    return registry.get(name, Kind::initializer).reads_data;
+  } catch (const std::exception&) {
+    return true;  // unknown here: count the copy (validation names the unknown start)
+  }
+}
+
+std::optional<double> initializer_batch_size(const Params& estimator_params) {
+  if (!estimator_params.has("init")) return std::nullopt;
+  const Json& init = estimator_params.raw("init");
+  if (init.is_object() && init.contains("batch_size") && init["batch_size"].is_number()) return init["batch_size"].get<double>();
+  return std::nullopt;
+}
+
 std::string to_string(Link link) { return link == Link::sign ? "sign" : "identity"; }
 
 void DataSource::note(std::string text) {
@@ -123,7 +148,7 @@ Start IterativeEstimator::initial_model(const DataSource& data, const StartReque
       start.failure = "the estimator's model is one factor (M = L L') and the start's model is not: it has " +
                       std::string(start.model.zero_diagonal ? "no diagonal" : "two shapes of factor");
     } else {
-      const BalancedFactors f = psd_factor(start.model, request.rank);
+      const BalancedFactors f = psd_factor(start.model, request.rank, request.psd_floor);
       start.model.left = f.left;
       start.model.right = f.left;
       start.basis = Matrix();
@@ -191,7 +216,10 @@ void IterativeEstimator::configure_policy(const Params& params, const Registry& 
   // Only the policy's `init` (an initializer) is a start; an estimator's own parameter of that name is not.
   const ParamSpec* init = declared.find("init");
   if (init != nullptr && init->type == ParamType::plugin && init->plugin_kind == "initializer" && params.has("init"))
+  {
     init_ = registry.create<Initializer>(params.raw("init"), Kind::initializer, params.path_of("init"));
+    init_reads_data_ = initializer_reads_data(params, registry);
+  }
   if (params.has("stall_fit")) stall_fit_ = params.number("stall_fit");
   if (params.has("stall_ratio")) stall_ratio_ = params.number("stall_ratio");
   if (params.has("stall_margin")) stall_margin_ = params.number("stall_margin");

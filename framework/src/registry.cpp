@@ -262,12 +262,7 @@ void Registry::load_default(const std::vector<std::filesystem::path>& extra) {
 
 const Registration& Registry::get(const std::string& name, std::optional<Kind> kind) const {
   auto it = entries_.find(name);
-  if (it != entries_.end()) {
-    if (kind && it->second.kind != *kind)
-      throw PluginError("'" + name + "' is " + with_article(to_string(it->second.kind)) + ", but " +
-                        with_article(to_string(*kind)) + " is expected here");
-    return it->second;
-  }
+  if (it != entries_.end() && (!kind || it->second.kind == *kind)) return it->second;
   std::string known, closest;
   std::size_t best = std::string::npos;
   for (const auto& [n, r] : entries_) {
@@ -277,7 +272,10 @@ const Registration& Registry::get(const std::string& name, std::optional<Kind> k
     if (dist < best) { best = dist; closest = n; }
   }
   std::string what = kind ? to_string(*kind) : std::string("plugin");
-  std::string msg = "unknown " + what + " '" + name + "'";
+  // A name of another kind (an estimator where an initializer is expected) is not unknown.
+  std::string msg = it != entries_.end() ? "'" + name + "' is " + with_article(to_string(it->second.kind)) + ", but " +
+                                               with_article(what) + " is expected here"
+                                         : "unknown " + what + " '" + name + "'";
   if (!closest.empty()) msg += "; did you mean '" + closest + "'?";
   msg += " Known " + what + "s: " + (known.empty() ? std::string("(none loaded)") : known);
   throw PluginError(msg);

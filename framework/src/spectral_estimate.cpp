@@ -79,4 +79,54 @@ SpectralResult spectral_estimate(const Batch& batch, const SensingOperator& op, 
   return result;
 }
 
+SpectralResult spectral_psd_estimate(const Batch& batch, const SensingOperator& op, const ProblemShape& shape, Index rank,
+                                     bool first_order, Rng& rng, const EigenOptions& options) {
+  SpectralResult result;
+  const Index d = shape.d1;
+  result.model.left = Matrix::Zero(d, rank);
+  result.model.right = Matrix::Zero(d, rank);
+  result.model.symmetrize = op.symmetric();
+  if (batch.empty()) {
+    result.failure = "the data source returned an empty batch";
+    return result;
+  }
+  if (!op.symmetric() && shape.d1 != shape.d2) {
+    result.failure = "a PSD start needs a square matrix; the data's is " + std::to_string(shape.d1) + " × " +
+                     std::to_string(shape.d2);
+    return result;
+  }
+  if (rank > d) {
+    result.failure = "rank " + std::to_string(rank) + " exceeds the matrix dimension " + std::to_string(d);
+    return result;
+  }
+  const MomentMaps maps = moment_maps(batch, op, shape, batch.y);
+  // The symmetric part: an asymmetric operator's M̂ (entries sampled once per pair) is not symmetric.
+  const LinearMap symmetric =
+      op.symmetric() ? maps.times : LinearMap([&maps](const Matrix& Z) -> Matrix { return 0.5 * (maps.times(Z) + maps.transpose_times(Z)); });
+  // The k largest algebraic eigenvalues, not the largest in magnitude (a negative noise eigenvalue
+  // has no PSD factor): shifted by the spectral radius, the two orders agree.
+  const EigenResult radius = top_k_symmetric(symmetric, d, 1, rng, options);
+  if (!radius.converged) {
+    result.failure = "the eigensolver did not converge in " + std::to_string(radius.iterations) + " iterations";
+    return result;
+  }
+  const double shift = std::abs(radius.values(0));
+  const LinearMap shifted = [&symmetric, shift](const Matrix& Z) -> Matrix { return symmetric(Z) + shift * Z; };
+  const EigenResult eig = top_k_symmetric(shifted, d, rank, rng, options);
+  result.solver_iterations = radius.iterations + eig.iterations;
+  if (!eig.converged) {
+    result.failure = "the eigensolver did not converge in " + std::to_string(eig.iterations) + " iterations";
+    return result;
+  }
+  result.values = eig.values.array() - shift;
+  result.model = LowRankModel::symmetric_from_eigen(eig.vectors, result.values);
+  result.model.symmetrize = op.symmetric();
+  result.left_vectors = eig.vectors;
+  result.right_vectors = eig.vectors;
+  if (first_order && op.has_first_order())
+    result.model.w = op.first_order_adjoint(batch, batch.y) / static_cast<double>(batch.size());
+  result.ok = true;
+  return result;
+}
+
 }  // namespace rankone

@@ -3,6 +3,7 @@
 #include "alternating.hpp"
 
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "rankone/linalg/eigensolvers.hpp"
@@ -96,21 +97,47 @@ void AlternatingEstimator::start(DataSource& data, Rng& rng) {
   Matrix Z = scaling_.apply(X0);
   if (const std::string why = prepare(Z); !why.empty()) return finish(Status::failed, why);
 
-  // Ū⁽⁰⁾ = top-k eigenvectors (by |eigenvalue|) of 𝓜(−y) ≈ M*, V = 0, w = 0: on a batch of its own
-  // when the first one estimated moments (Algorithm 1, line 3), else on the first batch.
-  Vector y = std::move(first.y);
-  if (separate_initialisation_batch() && !next_batch(data, Z, y))
-    return finish(Status::failed, "the data ran out before the initialisation batch (" +
-                                      reader_.exhausted_message(data, 0) + "; set passes > 1 to re-use a finite set)");
-  const Vector r = -y;
-  const LinearMap apply = [&](const Matrix& Y) -> Matrix { return correction_times(Z, r, Y); };
-  const EigenResult eig = top_k_symmetric(apply, d, options_.rank, rng);
-  if (!eig.converged) return finish(Status::failed, "the initial eigensolver did not converge");
-  U_ = eig.vectors;
+  // Ū⁽⁰⁾ = the start's column space, V = 0, w = 0 (Algorithm 1, line 3). The default start,
+  // spectral_init, takes the top-k eigenvectors (by |eigenvalue|) of the estimator's 𝓜(−y) ≈ M*: on
+  // a batch of its own when the first one estimated moments, else on the first batch.
+  const Vector first_y = first.y;
+  bool first_used = separate_initialisation_batch();
+  StartRequest request;
+  request.rank = options_.rank;
+  request.batch_size = batch_size_;
+  request.eigen_tolerance = EigenOptions{}.tolerance;  // Ū⁽⁰⁾ to the solver's precision, as the paper's figures were run
+  request.read = [&](Index n) -> Batch {
+    if (!first_used && n == batch_size_) {
+      first_used = true;
+      return std::move(first);
+    }
+    return reader_.next(data, n);
+  };
+  request.refusal = [&data](Index n, const std::string& parameter) { return BatchReader::refusal(data, n, parameter); };
+  request.moment = [this](const Batch& batch) -> LinearMap {
+    auto Zb = std::make_shared<const Matrix>(scaling_.apply(feature_matrix(batch)));
+    auto r = std::make_shared<const Vector>(-batch.y);
+    return [this, Zb, r](const Matrix& Y) -> Matrix { return correction_times(*Zb, *r, Y); };
+  };
+  const Start start = initial_model(data, request, rng);
+  if (!start.ok)
+    return finish(Status::failed, "no start: " + start.failure +
+                                      (start.ran_out ? " (" + reader_.exhausted_message(data, 0) + "; set passes > 1 to re-use a finite set)"
+                                                     : std::string()));
+  if (start.basis.rows() != d) return finish(Status::failed, "no start: the start's factors are not d × k");
+  // The moment map's eigenbasis is in the learning coordinates already; another start's M0 is in the
+  // data's, and M_z = S M0 S spans S times its column space.
+  U_ = start.from_moment ? start.basis : orthonormalize(scaling_.scale.asDiagonal() * start.model.left);
   V_ = Matrix::Zero(d, options_.rank);
   w_ = first_order_ ? Vector::Zero(d) : Vector();
   bias_ = 0.0;
-  if (options_.fits_intercept()) bias_ = (y - predict(Z, model_z())).mean();
+  if (options_.fits_intercept()) {
+    // The intercept of the start's batch (the first batch when the start read none).
+    if (start.batch.instances() > 0)
+      bias_ = (start.batch.y - predict(scaling_.apply(feature_matrix(start.batch)), model_z())).mean();
+    else
+      bias_ = (first_y - predict(Z, model_z())).mean();
+  }
 }
 
 LowRankModel AlternatingEstimator::model_z() const {

@@ -75,7 +75,7 @@ Registration moment_elimination_registration() {
                ", Algorithm 1, Eqs. (7)-(10) (Eq. (7) with its missing trace term: docs/papers/fm-subgaussian.md)";
   r.doc_page = "docs/plugins/fm_moment_elimination.md";
   r.schema = MomentEliminationOptions::schema();
-  IterativeEstimator::declare_policy(r.schema, {.early_stopping = true});
+  IterativeEstimator::declare_policy(r.schema, {.early_stopping = true, .init = "spectral_init"});
   r.example = {{"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<MomentEliminationEstimator>(MomentEliminationOptions(p));
@@ -93,7 +93,7 @@ Registration ifm_registration() {
   r.citation = std::string(kPaper) + ", Eq. (12) (iFM); algorithm: docs/papers/fm-subgaussian.md";
   r.doc_page = "docs/plugins/ifm.md";
   r.schema = AlternatingOptions::schema();
-  IterativeEstimator::declare_policy(r.schema, {.early_stopping = true});
+  IterativeEstimator::declare_policy(r.schema, {.early_stopping = true, .init = "spectral_init"});
   r.example = {{"batch_size", 2000}, {"max_iterations", 3}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<ImprovedFmEstimator>(AlternatingOptions(p));

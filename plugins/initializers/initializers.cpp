@@ -1,11 +1,13 @@
 // The built-in starts (initializers.hpp).
 #include "initializers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 
 #include "rankone/core/errors.hpp"
 #include "rankone/estimation/spectral.hpp"
+#include "rankone/interfaces/estimator.hpp"
 #include "rankone/linalg/balanced_factors.hpp"
 #include "rankone/linalg/eigensolvers.hpp"
 #include "rankone/store/saved_model.hpp"
@@ -53,16 +55,42 @@ Start SpectralStart::initialize(const DataSource& data, const StartRequest& requ
   if (request.refusal)
     if (const std::string why = request.refusal(n, "init/batch_size"); !why.empty()) return failed(why);
   Batch batch = request.read(n);
-  if (batch.instances() == 0)
-    return failed("the data ran out before the initialisation batch of " + std::to_string(n) + " instances");
+  if (batch.instances() == 0) {
+    Start s = failed("the data ran out before the initialisation batch of " + std::to_string(n) + " instances");
+    s.ran_out = true;
+    return s;
+  }
   EigenOptions solver;
-  solver.tolerance = tolerance_;
-  SpectralResult r = spectral_estimate(batch, data.sensing_operator(), data.shape(), request.rank, request.first_order,
-                                       rng, solver);
+  solver.tolerance = tolerance_ ? *tolerance_ : request.eigen_tolerance > 0.0 ? request.eigen_tolerance : kDefaultTolerance;
+  if (request.moment) {
+    const EigenResult eig = top_k_symmetric(request.moment(batch), data.shape().d1, request.rank, rng, solver);
+    if (!eig.converged)
+      return failed("spectral initialisation failed: the eigensolver did not converge in " +
+                    std::to_string(eig.iterations) + " iterations");
+    Start s;
+    s.ok = true;
+    s.model = LowRankModel::symmetric_from_eigen(eig.vectors, eig.values);
+    s.model.symmetrize = data.sensing_operator().symmetric();
+    s.basis = eig.vectors;
+    s.batch = std::move(batch);
+    s.from_moment = true;
+    return s;
+  }
+  // A one-factor estimator's start is a PSD part: of the top algebraic eigenpairs, not the top singular triplets.
+  SpectralResult r = request.one_factor ? spectral_psd_estimate(batch, data.sensing_operator(), data.shape(), request.rank,
+                                                                request.first_order, rng, solver)
+                                        : spectral_estimate(batch, data.sensing_operator(), data.shape(), request.rank,
+                                                            request.first_order, rng, solver);
   if (!r.ok) return failed("spectral initialisation failed: " + r.failure);
   Start s;
   s.ok = true;
   s.model = std::move(r.model);
+  if (request.one_factor) {
+    // X = U max(λ, floor·λ1)^½ along M̂'s own eigenvectors (a floored column keeps its direction).
+    const double lowest = request.psd_floor * std::max(r.values(0), 0.0);
+    s.model.left = r.left_vectors * r.values.cwiseMax(lowest).cwiseSqrt().asDiagonal();
+    s.model.right = s.model.left;
+  }
   s.basis = std::move(r.left_vectors);
   s.batch = std::move(batch);
   return s;
@@ -73,11 +101,21 @@ Start RandomStart::initialize(const DataSource& data, const StartRequest& reques
   LowRankModel model;
   if (request.one_factor && !shape.symmetric && shape.d1 != shape.d2)
     return failed("a one-factor start (M = L L') needs a square matrix; the data's is " + shape_text(shape.d1, shape.d2));
-  model.left = std_ * gaussian(rng, shape.d1, request.rank);
-  model.right = request.one_factor ? model.left : Matrix(std_ * gaussian(rng, shape.symmetric ? shape.d1 : shape.d2, request.rank));
+  const bool from_estimator = !std_ && request.random_std > 0.0;
+  const double std_dev = std_ ? *std_ : from_estimator ? request.random_std : kDefaultStd;
+  const Index d2 = shape.symmetric ? shape.d1 : shape.d2;
+  if (request.solves_left_first && !request.one_factor) {
+    model.left = Matrix::Zero(shape.d1, request.rank);
+    model.right = std_dev * gaussian(rng, d2, request.rank);
+  } else {
+    model.left = std_dev * gaussian(rng, shape.d1, request.rank);
+    model.right = request.one_factor ? model.left : Matrix(std_dev * gaussian(rng, d2, request.rank));
+  }
   model.symmetrize = shape.symmetric;
   if (request.first_order && data.sensing_operator().has_first_order()) model.w = Vector::Zero(shape.d1);
-  return started(std::move(model));
+  Start s = started(std::move(model));
+  if (from_estimator) s.note = "random start with the estimator's std " + short_number(std_dev);
+  return s;
 }
 
 WarmStart::WarmStart(std::filesystem::path folder, std::string path) : folder_(std::move(folder)), path_(std::move(path)) {

@@ -13,22 +13,26 @@ namespace rankone::initializers {
 /// (rankone/estimation/spectral.hpp), with its eigen- or singular vectors as the basis.
 class SpectralStart final : public Initializer {
  public:
-  SpectralStart(std::optional<Index> batch_size, double tolerance) : batch_size_(batch_size), tolerance_(tolerance) {}
+  static constexpr double kDefaultTolerance = 1e-3;
+  SpectralStart(std::optional<Index> batch_size, std::optional<double> tolerance)
+      : batch_size_(batch_size), tolerance_(tolerance) {}
   Start initialize(const DataSource& data, const StartRequest& request, Rng& rng) const override;
 
  private:
   std::optional<Index> batch_size_;  ///< unset: the estimator's batch size
-  double tolerance_;
+  std::optional<double> tolerance_;  ///< unset: the estimator's (StartRequest::eigen_tolerance), else kDefaultTolerance
 };
 
 /// `random_init`: Gaussian factors with i.i.d. N(0, std²) entries (w = 0); the basis is that of the left factor.
+/// Without a std: the estimator's (StartRequest::random_std), else kDefaultStd.
 class RandomStart final : public Initializer {
  public:
-  explicit RandomStart(double std_dev) : std_(std_dev) {}
+  static constexpr double kDefaultStd = 0.1;
+  explicit RandomStart(std::optional<double> std_dev) : std_(std_dev) {}
   Start initialize(const DataSource& data, const StartRequest& request, Rng& rng) const override;
 
  private:
-  double std_;
+  std::optional<double> std_;
 };
 
 /// `warm_start`: a model written by `rankone model` (docs/models.md), read when the start is built

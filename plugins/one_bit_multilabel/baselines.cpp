@@ -271,12 +271,24 @@ void Leml::start(DataSource& data, Rng& rng) {
   train_ = std::move(*train);
   op_ = &data.sensing_operator();
   const ProblemShape shape = data.shape();
+  StartRequest request = training_set_request(train_, rank_);
+  request.random_std = 1.0 / std::sqrt(static_cast<double>(rank_));  // LEML's V ~ N(0, 1/k)
+  request.solves_left_first = true;                                   // LEML's U = 0: the first alternation solves for U
+  const Start start = initial_model(data, request, rng);
+  if (!start.ok) {
+    finish(Status::failed, "leml: no start: " + start.failure);
+    return;
+  }
+  if (start.model.rows() != shape.d1 || start.model.cols() != shape.d2 || start.model.zero_diagonal) {
+    finish(Status::failed, "leml: the start is not a " + std::to_string(shape.d1) + " × " + std::to_string(shape.d2) +
+                               " pair of factors");
+    return;
+  }
   model_ = LowRankModel{};
-  model_.left = Matrix::Zero(shape.d1, rank_);
-  model_.right.resize(shape.d2, rank_);
-  rng.fill_normal(model_.right.data(), model_.right.size());
-  model_.right /= std::sqrt(static_cast<double>(rank_));
-  objective_ = loss_.mean(train_.y, op_->forward(train_, model_)) + penalty_ * model_.right.squaredNorm();
+  model_.left = start.model.left;
+  model_.right = start.model.right;
+  objective_ = loss_.mean(train_.y, op_->forward(train_, model_)) +
+               penalty_ * (model_.left.squaredNorm() + model_.right.squaredNorm());
   entries_ = observed_entries(train_, *op_, shape.d2, rank_);
 }
 

@@ -34,7 +34,7 @@ class Leml final : public IterativeEstimator {
   explicit Leml(const Params& params);
   ~Leml() override;
 
-  /// Draws the training set and a random start (U = 0, V Gaussian with entries N(0, 1/k)).
+  /// Draws the training set and the start `init` (default random_init with LEML's std 1/√k).
   void start(DataSource& data, Rng& rng) override;
   Estimate estimate() const override { return model_; }
   /// The objective mean ℓ + λ(‖U‖² + ‖V‖²) after the last factor update.

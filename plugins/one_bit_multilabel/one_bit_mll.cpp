@@ -18,8 +18,6 @@ OneBitMultilabel::OneBitMultilabel(const Params& params)
     : IterativeEstimator(static_cast<int>(params.integer("max_iterations")), params.number("tolerance")),
       rank_(params.integer("rank")),
       requested_batch_size_(params.has("batch_size") ? std::optional<Index>(params.integer("batch_size")) : std::nullopt),
-      requested_init_batch_size_(params.has("init_batch_size") ? std::optional<Index>(params.integer("init_batch_size"))
-                                                               : requested_batch_size_),
       lambda_(params.has("lambda") ? params.number("lambda") : kGaussianSignMean),
       requested_passes_(BatchReader::optional(params, "passes")),
       reader_(requested_passes_.value_or(1)) {}
@@ -50,7 +48,7 @@ void OneBitMultilabel::start(DataSource& data, Rng& rng) {
   data_ = &data;
   // batch_size null (the default): the whole training set at every iteration on a finite source
   // (full observation, Section 5.2), 10 000 fresh instances on an endless one.
-  const bool whole_set = !requested_batch_size_ || !requested_init_batch_size_;
+  const bool whole_set = !requested_batch_size_;
   if (whole_set && data.finite() && data.size().value_or(0) == 0) {
     finish(Status::failed, "batch_size null (the whole training set per batch) needs a finite source of known size; "
                            "this one is of unknown size: give batch_size");
@@ -73,48 +71,54 @@ void OneBitMultilabel::start(DataSource& data, Rng& rng) {
   }
   const Index unset_size = data.finite() ? data.size().value_or(0) : BatchReader::endless_batch_size;
   batch_size_ = requested_batch_size_.value_or(unset_size);
-  const Index init_batch_size = requested_init_batch_size_.value_or(unset_size);
-  for (const auto& [parameter, n] : {std::pair<std::string, Index>{"init_batch_size", init_batch_size},
-                                     std::pair<std::string, Index>{"batch_size", batch_size_}})
-    if (const std::string why = BatchReader::refusal(data, n, parameter); !why.empty()) {
-      finish(Status::failed, why + " (or batch_size null for the whole set at every iteration)");
-      return;
-    }
-  const Batch batch = reader_.next(data, init_batch_size);
-  if (batch.instances() == 0) {
-    finish(Status::failed, "the data ran out before the initialisation batch of " + std::to_string(init_batch_size) +
-                               " instances (" + reader_.exhausted_message(data, 0) +
-                               "; set passes > 1 to re-use a finite set)");
+  if (const std::string why = BatchReader::refusal(data, batch_size_, "batch_size"); !why.empty()) {
+    finish(Status::failed, why + " (or batch_size null for the whole set at every iteration)");
     return;
   }
-  // H⁽⁰⁾ = Σ y_i x_i ē_i' has rank at most the number of instances: fewer than k cannot span rank k.
+  // The start reads through the estimator's reader (its passes); its batch defaults to batch_size.
+  StartRequest request;
+  request.rank = rank_;
+  request.batch_size = batch_size_;
+  request.eigen_tolerance = EigenOptions{}.tolerance;  // the subspace of H⁽⁰⁾ to the solver's precision, as Table 1 was run
+  request.read = [this, &data](Index n) { return reader_.next(data, n); };
+  request.refusal = [&data](Index n, const std::string& parameter) { return BatchReader::refusal(data, n, parameter); };
+  Start start = initial_model(data, request, rng);
+  if (!start.ok) {
+    finish(Status::failed, "no start: " + start.failure +
+                               (start.ran_out ? " (" + reader_.exhausted_message(data, 0) + "; set passes > 1 to re-use a finite set)"
+                                              : std::string()));
+    return;
+  }
+  // 𝓤 spans blkdiag(U_k, V_k) of the start (for the spectral start, of H⁽⁰⁾ = Σ y_i x_i ē_i': the
+  // top-2k eigenvectors of its dilation are [u_i; ±v_i]/√2).
+  basis_ = Matrix::Zero(shape.d1 + shape.d2, 2 * rank_);
+  basis_.topLeftCorner(shape.d1, rank_) = start.basis;
+  basis_.bottomRightCorner(shape.d2, rank_) = orthonormalize(start.model.right);
+  const Batch& batch = start.batch;
+  if (batch.instances() == 0) {
+    // A start that read no data (random, a stored model, near the truth) is W⁽⁰⁾, at unit columns.
+    model_ = start.model;
+    model_.symmetrize = false;
+    if (!to_unit_columns(model_)) finish(Status::failed, "no start: the start's W has a zero or non-finite column");
+    return;
+  }
+  // H⁽⁰⁾ has rank at most the number of instances: fewer than k cannot span rank k.
   if (batch.instances() < rank_) {
     finish(Status::failed, "the initialisation batch of " + std::to_string(batch.instances()) +
                                " instances cannot span rank " + std::to_string(rank_) +
-                               "; one_bit_mll needs init_batch_size (and batch_size) well above rank · d1 = " +
+                               "; one_bit_mll needs the start's batch_size (init.batch_size, default batch_size) well above rank · d1 = " +
                                std::to_string(rank_ * shape.d1));
     return;
   }
-  // H⁽⁰⁾ from y alone: W⁽⁰⁾ = 0, and sign(𝒜(0)) is not subtracted (sign(0) = +1 would bias H).
-  const SensingOperator& op = data.sensing_operator();
-  const double gain = std::sqrt(static_cast<double>(shape.d2)) / (static_cast<double>(batch.size()) * lambda_);
-  const LinearMap times = [&](const Matrix& Z) -> Matrix { return gain * op.adjoint_times(batch, batch.y, Z); };
-  const LinearMap transpose_times = [&](const Matrix& Z) -> Matrix {
-    return gain * op.adjoint_transpose_times(batch, batch.y, Z);
-  };
-  const SvdResult svd = top_k_singular(times, transpose_times, shape.d1, shape.d2, rank_, rng);
-
-  // The top-2k eigenvectors of the dilation of H are [u_i; ±v_i]/√2: they span blkdiag(U_k, V_k).
-  basis_ = Matrix::Zero(shape.d1 + shape.d2, 2 * rank_);
-  basis_.topLeftCorner(shape.d1, rank_) = svd.left;
-  basis_.bottomRightCorner(shape.d2, rank_) = svd.right;
+  // Algorithm 1 from W⁽⁰⁾ = 0: the first power step is on the start's batch, H⁽⁰⁾ from y alone
+  // (sign(𝒜(0)) is not subtracted: sign(0) = +1 would bias H).
   if (!power_step(batch, data, /*from_zero=*/true)) {
     // A degenerate first W is a property of the initialisation batch, not a divergence of the iteration.
     summary_.status = Status::failed;
     summary_.message = "the initialisation batch of " + std::to_string(batch.instances()) +
                        " instances gives a W with a zero column (" + summary_.message +
                        "): too small a batch for a " + std::to_string(shape.d1) + " × " + std::to_string(shape.d2) +
-                       " problem of rank " + std::to_string(rank_) + "; raise init_batch_size";
+                       " problem of rank " + std::to_string(rank_) + "; raise the start's batch_size (init.batch_size)";
   }
 }
 
@@ -164,19 +168,24 @@ bool OneBitMultilabel::power_step(const Batch& batch, const DataSource& data, bo
   basis_ = orthonormalize(dilation_times(basis_));          // line 10: 𝓤 = QR(𝓓 𝓤)
   const Matrix image = dilation_times(basis_);              // line 11: 𝓥 = 𝓓 𝓤
   // Lines 3–5: W̃ = top-right block of 𝓤 𝓥' = U_top V_bottom', then unit columns.
-  const Matrix left = basis_.topRows(d1);
-  Matrix right = image.bottomRows(d2);
-  const Matrix gram = left.transpose() * left;
-  const Vector column_norms = ((right * gram).array() * right.array()).rowwise().sum().sqrt();
-  if (!column_norms.allFinite() || column_norms.minCoeff() <= 0.0) {
+  LowRankModel next;
+  next.left = basis_.topRows(d1);
+  next.right = image.bottomRows(d2);
+  if (!to_unit_columns(next)) {  // the estimate stays the last W
     finish(Status::diverged, "a column of W is zero or not finite at iteration " + std::to_string(iteration() + 1) +
                                  "; W cannot be normalised");
     return false;
   }
-  right = column_norms.cwiseInverse().asDiagonal() * right;
-  model_ = LowRankModel{};
-  model_.left = left;
-  model_.right = std::move(right);
+  model_ = std::move(next);
+  return true;
+}
+
+bool OneBitMultilabel::to_unit_columns(LowRankModel& model) {
+  // Column j of W = L R' has squared norm r_j' (L'L) r_j.
+  const Matrix gram = model.left.transpose() * model.left;
+  const Vector column_norms = ((model.right * gram).array() * model.right.array()).rowwise().sum().sqrt();
+  if (!column_norms.allFinite() || column_norms.minCoeff() <= 0.0) return false;
+  model.right = column_norms.cwiseInverse().asDiagonal() * model.right;
   return true;
 }
 

@@ -26,7 +26,7 @@ inline const double kGaussianSignMean = std::sqrt(2.0 / 3.14159265358979323846);
 
 class OneBitMultilabel final : public IterativeEstimator {
  public:
-  /// Reads `rank`, `batch_size`, `init_batch_size`, `lambda`, `passes`, `max_iterations`, `tolerance`.
+  /// Reads `rank`, `batch_size`, `lambda`, `passes`, `max_iterations`, `tolerance` (the start, `init`: the policy).
   explicit OneBitMultilabel(const Params& params);
   ~OneBitMultilabel() override;
 
@@ -54,10 +54,12 @@ class OneBitMultilabel final : public IterativeEstimator {
   /// One power step of the dilation built from `batch` and the current W (the zero model when
   /// `from_zero`), then the new normalised W. Returns false (after `finish`) on a degenerate update.
   bool power_step(const Batch& batch, const DataSource& data, bool from_zero);
+  /// Lines 3–5's normalisation: W = left · right' scaled to unit columns (right's rows rescaled);
+  /// false when a column is zero or not finite.
+  static bool to_unit_columns(LowRankModel& model);
 
   Index rank_;
   std::optional<Index> requested_batch_size_;  ///< none: the whole finite training set (10 000 if endless)
-  std::optional<Index> requested_init_batch_size_;
   double lambda_;
   std::optional<Index> requested_passes_;  ///< none: max_iterations + 1 with the whole set, else 1
   BatchReader reader_;

@@ -35,7 +35,7 @@ Footprint one_bit_footprint(const Params& p, const FootprintContext& c) {
   const double unset = data.training_instances > 0 ? data.training_instances  // finite: the whole set
                                                    : static_cast<double>(BatchReader::endless_batch_size);
   const double n = p.has("batch_size") ? served_instances(c.data, static_cast<double>(p.integer("batch_size"))) : unset;
-  const double n0 = p.has("init_batch_size") ? served_instances(c.data, static_cast<double>(p.integer("init_batch_size"))) : n;
+  const double n0 = served_instances(c.data, initializer_batch_size(p).value_or(n));
   const double m = data.measurements_per_instance;
   const double d1 = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
   const Index k = p.integer("rank");
@@ -105,9 +105,8 @@ Registration one_bit_registration() {
                 std::to_string(BatchReader::endless_batch_size) + " on an endless one")
       .make_nullable()
       .at_least(1);
-  s.integer("init_batch_size", std::nullopt, "instances of the initialisation batch; default batch_size")
-      .make_nullable()
-      .at_least(1);
+  s.retired("init_batch_size", "the initialisation batch is the start's now: write \"init\": {\"name\": "
+                                 "\"spectral_init\", \"batch_size\": N} (its default is batch_size)");
   BatchReader::declare_passes(s);
   s.retired("cycle", "write \"passes\": N, the passes allowed over a finite training set (cycle: true re-used it "
                      "without bound; with batch_size null, N ≥ max_iterations + 1)");
@@ -118,7 +117,7 @@ Registration one_bit_registration() {
       .above(0.0);
   s.integer("max_iterations", 10, "iterations after the initialisation (one fresh batch each)").at_least(0);
   s.number("tolerance", 0.0, "stop when ‖W_t − W_{t−1}‖_F / ‖W_{t−1}‖_F falls below this (0: never)").at_least(0.0);
-  IterativeEstimator::declare_policy(s);
+  IterativeEstimator::declare_policy(s, {.init = "spectral_init"});
   r.example = {{"batch_size", 500}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<OneBitMultilabel>(p);
@@ -144,7 +143,7 @@ Registration leml_registration() {
   s.integer("max_iterations", 10, "alternations (a U solve then a V solve)").at_least(0);
   s.number("tolerance", 1e-6, "stop when the objective's relative change falls below this").at_least(0.0);
   declare_newton(s, 5);
-  IterativeEstimator::declare_policy(s);
+  IterativeEstimator::declare_policy(s, {.init = "random_init"});
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<Leml>(p);
   };

@@ -50,13 +50,12 @@ const OptionsTable<OnlineOptions>& OnlineOptions::table() {
     OptionsTable<OnlineOptions> t;
     Schema& s = t.schema();
     t.bind(&OnlineOptions::rank, s.integer("rank", 2, "rank k of the factors").at_least(1));
-    t.bind(&OnlineOptions::warm_start_samples,
-           s.integer("warm_start_samples", std::nullopt,
-                     "|Ω_init|, observations used by the warm start; default warm_start_factor · d k log d, d = max(d1, d2)")
-               .make_nullable()
-               .at_least(1));
+    s.retired("warm_start_samples", "|Ω_init| is the batch of the start `init` now: write \"init\": {\"name\": "
+                                    "\"spectral_init\", \"batch_size\": N}");
     t.bind(&OnlineOptions::warm_start_factor,
-           s.number("warm_start_factor", 3.0, "default |Ω_init| in units of d k log d (ignored with warm_start_samples)")
+           s.number("warm_start_factor", 3.0,
+                    "|Ω_init|, the entries the start reads, in units of d k log d, d = max(d1, d2) (the default of "
+                    "spectral_init's batch_size)")
                .above(0.0));
     t.bind_choice(&OnlineOptions::warm_start_fit,
                   s.choice("warm_start_fit", "none", {"none", "scale"},
@@ -100,9 +99,6 @@ const OptionsTable<OfflineOptions>& OfflineOptions::table(Method method) {
     OptionsTable<OfflineOptions> t;
     Schema& s = t.schema();
     t.bind(&OfflineOptions::rank, s.integer("rank", 2, "rank k of the factors").at_least(1));
-    t.bind(&OfflineOptions::init,
-           s.choice("init", sgd ? "random" : "spectral", {"spectral", "random"},
-                    "initial factors: top-k SVD of d1 d2/|Ω| P_Ω(M) (balanced), or Gaussian with the entries' scale"));
     t.bind(&OfflineOptions::regularization,
            s.number("regularization", sgd ? 1e-6 : 1e-9,
                     sgd ? "ridge λ in units of ν = ‖U0‖²_F/d1 + ‖V0‖²_F/d2 (LIBMF's λ for unit-energy rows)"

@@ -20,8 +20,7 @@ std::string to_string(OffsetKind kind);
 /// Settings shared by the three online estimators.
 struct OnlineOptions : DeclaredOptions<OnlineOptions> {
   Index rank;
-  std::optional<Index> warm_start_samples;  ///< |Ω_init|; unset: warm_start_factor · d k log d
-  double warm_start_factor;
+  double warm_start_factor;  ///< the start's default batch |Ω_init|, in units of d k log d
   double trim;                          ///< warm-start rows capped at ‖u_i‖² ≤ trim · ‖U0‖²_F/d1 (0: off)
   double step_size;                     ///< gain α: η = α / (2 d1 d2 (‖U0‖²_F/d1 + ‖V0‖²_F/d2))
   std::optional<double> learning_rate;  ///< the paper's η, used as given (overrides step_size)
@@ -44,7 +43,6 @@ struct OfflineOptions {
   enum class Method { als_completion, sgd_mf };
   Method method;
   Index rank;
-  std::string init;      ///< "spectral" (top-k SVD of d1 d2/|Ω| P_Ω(M)) or "random"
   double regularization;
   double learning_rate = 0.0;  ///< sgd_mf only (als_completion has no step)
   double divergence_factor;

@@ -1,13 +1,13 @@
 #pragma once
-/// \file Observed entries of a matrix, read from a batch of the `entry` operator without copying,
-/// and the spectral warm start of Jin, Kakade & Netrapalli 2016 (Algorithms 1–3, first line).
+/// \file Observed entries of a matrix, read from a batch of the `entry` operator without copying.
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "rankone/core/batch.hpp"
-#include "rankone/core/rng.hpp"
 #include "rankone/interfaces/data_source.hpp"
+#include "rankone/interfaces/initializer.hpp"
 
 namespace rankone::online_completion {
 
@@ -36,21 +36,10 @@ std::optional<EntryView> entry_view(const Batch& batch);
 /// single entries (operator `entry`), and a PSD estimator needs a square matrix.
 std::string check_entry_source(const DataSource& data, bool needs_square);
 
-/// A warm start `U0 V0'` (balanced: U0 = W √D, V0 = Z √D) and what went into it.
-struct WarmStart {
-  RowMatrix left;   ///< d1 × k
-  RowMatrix right;  ///< d2 × k (equal to `left` for the PSD warm start)
-  Vector values;    ///< the k eigen/singular values of d1 d2/|Ω| · P_Ω(M) (PSD: floored at 1e-6 λ1)
-  bool converged = true;  ///< the iterative eigensolver met its tolerance
-  std::string failure;    ///< non-empty when no warm start could be formed
-};
-
-/// Top-k SVD of d1 d2/|Ω| · P_Ω(M) from the observed entries of `batch` (Algorithms 2 and 3), or,
-/// with `psd`, its k largest (algebraic) eigenpairs of the symmetrised matrix, eigenvalues floored at 1e-6 λ1
-/// (Algorithm 1: U0 U0'). Matrix-free: the products with P_Ω(M) are the operator's adjoint
-/// products, O(|Ω| k) each; nothing d1 × d2 is formed (a dense solver is used only for d ≤ 200).
-WarmStart spectral_warm_start(const Batch& batch, const SensingOperator& op, const ProblemShape& shape, Index rank,
-                              bool psd, Rng& rng);
+/// The factors a completion estimator starts from: the balanced (U Σ^½, V Σ^½) of a data-driven
+/// start's M (an estimate, whose factorisation is only a representation: the spectral start's is
+/// U, V Σ), the start's own factors when it drew or stored them (random_init, warm_start, near_truth).
+std::pair<Matrix, Matrix> completion_factors(const Start& start, Index rank);
 
 /// Mean squared row norms ‖U‖²_F/d1 + ‖V‖²_F/d2: the expected ‖u_i‖² + ‖v_j‖² of a uniformly
 /// random entry, which sets the scale of every step size here.

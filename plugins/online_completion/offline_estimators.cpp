@@ -100,10 +100,18 @@ void OfflineCompletion::start(DataSource& data, Rng& rng) {
   const double value_scale = entries->value_scale;
   // SGD visits Ω in its own order: only ALS and the bias fit read it by row and by column.
   const bool grouped = options_.method == OfflineOptions::Method::als_completion || options_.offset == OffsetKind::biases;
-  // Only the spectral start reads the batch again; otherwise Ω moves into observed_, held once.
-  const bool spectral = options_.init == "spectral";
-  if (spectral) observed_.assign(*entries, shape.d1, shape.d2, grouped);
-  else observed_.take(std::move(all), shape.d1, shape.d2, grouped);
+  // Only a start that reads data reads the batch again; otherwise Ω moves into observed_, held once.
+  const bool reads = start_reads_data();
+  if (reads) {
+    observed_.assign(*entries, shape.d1, shape.d2, grouped);
+    // The start sees unit designs e_i e_j' and y = M_ij, whatever the sampler's scale: the entry
+    // operator's moment inversion d1 d2 𝒜'(y)/n is stated for them.
+    all.y *= value_scale;
+    all.left.scale = 1.0;
+    all.right->scale = 1.0;
+  } else {
+    observed_.take(std::move(all), shape.d1, shape.d2, grouped);
+  }
   rng_ = rng;
   if (options_.offset != OffsetKind::none) {
     // U V' is fitted to M − offset, the offset being the bias fit on Ω to convergence.
@@ -114,7 +122,7 @@ void OfflineCompletion::start(DataSource& data, Rng& rng) {
       const auto s = static_cast<std::size_t>(t);
       const double shift = b(observed_.rows[s], observed_.cols[s]);
       observed_.values[s] -= shift;
-      if (spectral) all.y(t) -= shift / value_scale;  // the spectral start sees the same residuals
+      if (reads) all.y(t) -= shift;  // the start sees the same residuals
     }
     offset_mean_ = b.mean;
     offset_row_ = b.row;
@@ -122,21 +130,21 @@ void OfflineCompletion::start(DataSource& data, Rng& rng) {
   }
 
   const Index k = options_.rank;
-  if (spectral) {
-    WarmStart warm = spectral_warm_start(all, data.sensing_operator(), shape, k, false, rng_);
-    if (!warm.failure.empty()) return finish(Status::failed, "spectral initialisation: " + warm.failure);
-    U_ = std::move(warm.left);
-    V_ = std::move(warm.right);
-  } else {
-    // Gaussian factors whose products u'v have the variance of the observed entries: k s⁴ = mean(M_ij²).
-    const double s = std::pow(observed_.value_rms() * observed_.value_rms() / static_cast<double>(k), 0.25);
-    U_.resize(shape.d1, k);
-    V_.resize(shape.d2, k);
-    rng_.fill_normal(U_.data(), U_.size());
-    rng_.fill_normal(V_.data(), V_.size());
-    U_ *= s;
-    V_ *= s;
-  }
+  if (k > std::min(shape.d1, shape.d2))
+    return finish(Status::failed, "rank " + std::to_string(k) + " exceeds min(d1, d2) = " +
+                                      std::to_string(std::min(shape.d1, shape.d2)));
+  StartRequest request = training_set_request(all, k);  // all is empty when Ω took it: that start reads nothing
+  // The whole of Ω is handed over, not copied (it is not read again here).
+  const auto first_instances = request.read;
+  request.read = [&all, first_instances](Index n) { return n >= all.instances() ? Batch(std::move(all)) : first_instances(n); };
+  request.eigen_tolerance = 1e-8;  // the subspace only roughly: the passes refine it
+  // A random start's products u'v, sums of k terms of variance std⁴, have the variance of the entries.
+  request.random_std = std::pow(observed_.value_rms() * observed_.value_rms() / static_cast<double>(k), 0.25);
+  const Start start = initial_model(data, request, rng_);
+  if (!start.ok) return finish(Status::failed, "no start: " + start.failure);
+  const auto [left, right] = completion_factors(start, k);
+  U_ = left;
+  V_ = right;
   row_energy_ = mean_row_energy(U_, V_);
   if (!(row_energy_ > 0.0)) finish(Status::failed, "the initial factors are zero (all observed entries are 0?)");
 }

@@ -54,29 +54,62 @@ void OnlineCompletion::start(DataSource& data, Rng& rng) {
   const std::string unusable = check_entry_source(data, psd());
   if (!unusable.empty()) return finish(Status::failed, unusable);
   const ProblemShape shape = data.shape();
-  const double d = static_cast<double>(std::max(shape.d1, shape.d2));
-  const Index warm_samples = options_.warm_start_samples.value_or(static_cast<Index>(
-      std::ceil(options_.warm_start_factor * d * static_cast<double>(options_.rank) * std::log(std::max(d, 2.0)))));
-
-  Batch warm_batch = data.next(warm_samples);
-  const std::optional<EntryView> entries = entry_view(warm_batch);  // views warm_batch.y, so sees its edits
-  if (!entries) return finish(Status::failed, "the warm-start batch does not hold single-entry observations");
   d1_ = shape.d1;
   d2_ = shape.d2;
-  entries_seen_ = entries->size;
-  if (psd()) measure_asymmetry(*entries);
-  if (options_.offset != OffsetKind::none) {
-    // The warm start factors the entries minus the offset learnt from the warm-start entries.
-    offset_.emplace(options_.offset, options_.offset_regularization, shape.d1, shape.d2);
-    for (Index t = 0; t < entries->size; ++t) offset_->observe(entries->row(t), entries->col(t), entries->value(t));
-    for (Index t = 0; t < entries->size; ++t)
-      warm_batch.y(t) -= (*offset_)(entries->row(t), entries->col(t)) / entries->value_scale;
+  if (options_.rank > std::min(d1_, d2_))
+    return finish(Status::failed, "rank " + std::to_string(options_.rank) + " exceeds min(d1, d2) = " +
+                                      std::to_string(std::min(d1_, d2_)));
+  const double d = static_cast<double>(std::max(shape.d1, shape.d2));
+  StartRequest request;
+  request.rank = options_.rank;
+  request.one_factor = psd();  // U U'
+  request.psd_floor = 1e-6;    // a zero column of U is a fixed point of the SGD
+  request.eigen_tolerance = 1e-8;  // the subspace only roughly: the SGD refines it
+  // |Ω_init| of the paper's warm start, the default of a data-driven start's batch.
+  request.batch_size = static_cast<Index>(
+      std::ceil(options_.warm_start_factor * d * static_cast<double>(options_.rank) * std::log(std::max(d, 2.0))));
+  Index asked = 0;
+  bool index_entries = true;
+  // The start reads the warm-start entries through this reader: unit designs (y = M_ij, whatever
+  // the sampler's scale), seen by the asymmetry hint, then minus the offset learnt from them.
+  request.read = [&](Index n) {
+    asked = n;
+    Batch batch = data.next(n);
+    const std::optional<EntryView> entries = entry_view(batch);
+    if (!entries) {
+      index_entries = false;
+      return Batch();
+    }
+    batch.y *= entries->value_scale;
+    batch.left.scale = 1.0;
+    batch.right->scale = 1.0;
+    const EntryView unit = *entry_view(batch);  // views batch.y, so sees the edits below
+    if (psd()) measure_asymmetry(unit);
+    if (options_.offset != OffsetKind::none) {
+      offset_.emplace(options_.offset, options_.offset_regularization, shape.d1, shape.d2);
+      for (Index t = 0; t < unit.size; ++t) offset_->observe(unit.row(t), unit.col(t), unit.value(t));
+      for (Index t = 0; t < unit.size; ++t) batch.y(t) -= (*offset_)(unit.row(t), unit.col(t));
+    }
+    return batch;
+  };
+  const Start start = initial_model(data, request, rng);
+  if (!index_entries) return finish(Status::failed, "the warm-start batch does not hold single-entry observations");
+  if (!start.ok) return finish(Status::failed, "no start: " + start.failure);
+  if (options_.offset != OffsetKind::none && !offset_)
+    offset_.emplace(options_.offset, options_.offset_regularization, shape.d1, shape.d2);  // learnt online only
+  // The factored start: U of U U' as the start gives it (one factor), or completion_factors.
+  if (psd()) {
+    U_ = start.model.left;
+    V_ = U_;
+  } else {
+    const auto [left, right] = completion_factors(start, options_.rank);
+    U_ = left;
+    V_ = right;
   }
-  WarmStart warm = spectral_warm_start(warm_batch, data.sensing_operator(), shape, options_.rank, psd(), rng);
-  if (!warm.failure.empty()) return finish(Status::failed, "warm start: " + warm.failure);
-  if (!warm.converged) warm_start_note_ = " (the warm-start eigensolver stopped before its tolerance)";
-  U_ = std::move(warm.left);
-  V_ = std::move(warm.right);
+  if (!U_.allFinite() || !V_.allFinite()) return finish(Status::failed, "no start: the start is not finite");
+  if (!(mean_row_energy(U_, V_) > 0.0))
+    return finish(Status::failed, "no start: the start is zero (no positive " +
+                                      std::string(psd() ? "eigenvalue" : "singular value") + " in its M)");
   if (options_.trim > 0.0) {
     Index trimmed = trim_rows(U_, options_.trim);
     if (psd()) V_ = U_;
@@ -85,7 +118,14 @@ void OnlineCompletion::start(DataSource& data, Rng& rng) {
       summary_.notes.push_back(algorithm() + ": the warm start trimmed " + std::to_string(trimmed) +
                                " spiky factor rows (trim = " + short_number(options_.trim) + ")");
   }
-  if (options_.warm_start_fit) fit_warm_start_scale(*entries);
+  const std::optional<EntryView> warm_entries = entry_view(start.batch);
+  entries_seen_ = warm_entries ? warm_entries->size : 0;
+  if (options_.warm_start_fit) {
+    if (!warm_entries || warm_entries->size == 0)
+      return finish(Status::failed, "warm_start_fit \"scale\" rescales the start on the entries it read, and this "
+                                    "start reads none: use a data-driven start (spectral_init) or warm_start_fit \"none\"");
+    fit_warm_start_scale(*warm_entries);
+  }
 
   // The step multiplies the residual of the observed entry by 2 η d1 d2 (‖u_i‖² + ‖v_j‖²) in
   // expectation over the entry; step_size is that number for the warm start's row norms.
@@ -96,11 +136,11 @@ void OnlineCompletion::start(DataSource& data, Rng& rng) {
   prepare();
   // A finite source that ran out inside the warm start leaves nothing for the online phase: the
   // estimate is the warm start alone, from too few entries to trust. Not a success.
-  if (data.finite() && warm_batch.size() < warm_samples) {
+  if (data.finite() && asked > 0 && entries_seen_ < asked) {
     exhausted_ = true;
     const std::string hint = stall_hint();
-    finish(Status::stalled, "the source ran out inside the warm start (" + std::to_string(warm_batch.size()) + " of " +
-                                std::to_string(warm_samples) + " warm-start entries): no online phase was run" +
+    finish(Status::stalled, "the source ran out inside the warm start (" + std::to_string(entries_seen_) + " of " +
+                                std::to_string(asked) + " warm-start entries): no online phase was run" +
                                 (hint.empty() ? std::string() : ". Hint: " + hint));
   }
 }

@@ -28,11 +28,12 @@ FootprintModel online_footprint(double factor_copies, double warm_bytes_per_entr
     const double d1 = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
     const double d = std::max(d1, d2);
     const Index k = p.integer("rank");
-    const double warm = p.has("warm_start_samples")
-                            ? static_cast<double>(p.integer("warm_start_samples"))
-                            : std::ceil(p.number("warm_start_factor") * d * static_cast<double>(k) * std::log(std::max(d, 2.0)));
+    const double warm = initializer_batch_size(p).value_or(
+        std::ceil(p.number("warm_start_factor") * d * static_cast<double>(k) * std::log(std::max(d, 2.0))));
     const double n = served_instances(c.data, static_cast<double>(p.integer("batch_size")));
-    const double start = batch_bytes(data, warm) + warm_bytes_per_entry * warm + eigensolver_bytes(data.shape.d1, data.shape.d2, k, 0);
+    const double start = initializer_reads_data(p, c.registry)
+                             ? batch_bytes(data, warm) + warm_bytes_per_entry * warm + eigensolver_bytes(data.shape.d1, data.shape.d2, k, 0)
+                             : 0.0;
     const double step = (data.has_truth ? 2 : 1) * batch_bytes(data, n) + dense_bytes(n, 2.0 * static_cast<double>(k) + 2);
     Footprint f;
     f.add(start > step ? "warm start on " + format_count(warm) + " entries" : "batches of " + format_count(n) + " entries",
@@ -42,9 +43,9 @@ FootprintModel online_footprint(double factor_copies, double warm_bytes_per_entr
   };
 }
 
-/// The observed set of the whole training pass, the spectral start and the factors with their copies.
+/// The observed set of the whole training pass, the start and the factors with their copies.
 /// Ω is 16 bytes an entry (value, 4-byte row and column ids), 24 with the row and column index that
-/// ALS and the bias fit read. A spectral start reads the served batch after Ω is copied, so both are
+/// ALS and the bias fit read. A data-driven start reads the served batch after Ω is copied, so both are
 /// held; otherwise Ω takes the batch's arrays one by one (the batch and its largest array, 8 bytes an
 /// entry). sgd_mf's first epoch deals Ω into blocks: its order and block numbers, 8 bytes an entry.
 Footprint offline_footprint(const Params& p, const FootprintContext& c) {
@@ -52,12 +53,12 @@ Footprint offline_footprint(const Params& p, const FootprintContext& c) {
   const double n = data.training_instances;
   const Index k = p.has("rank") ? p.integer("rank") : 0;
   const bool sgd = p.has("blocks");
-  const bool spectral = p.has("init") && p.string("init") == "spectral";
+  const bool reads = initializer_reads_data(p, c.registry);  // bias_baseline has no start
   const bool indexed = !sgd || (p.has("offset") && p.string("offset") == "biases");
   const double omega = (indexed ? 24.0 : 16.0) * n;
-  const double reading = spectral ? batch_bytes(data, n) + omega : std::max(batch_bytes(data, n) + 8.0 * n, omega);
+  const double reading = reads ? batch_bytes(data, n) + omega : std::max(batch_bytes(data, n) + 8.0 * n, omega);
   const double dealing = sgd ? omega + 8.0 * n : 0.0;
-  const double start = spectral ? 8 * n + eigensolver_bytes(data.shape.d1, data.shape.d2, std::max<Index>(k, 1), 0) : 0.0;
+  const double start = reads ? 8 * n + eigensolver_bytes(data.shape.d1, data.shape.d2, std::max<Index>(k, 1), 0) : 0.0;
   Footprint f;
   f.add("observed set of " + format_count(n) + " entries", std::max(reading, dealing) + start);
   f.add("factors, biases and their copies",
@@ -89,7 +90,7 @@ Registration online_registration(std::string name, std::string summary, std::str
     r.schema.constraint({"offset"}, "omc_psd completes a symmetric PSD matrix; row and column biases would break the "
                                     "symmetry (use \"mean\" or \"none\")",
                         [](const Params& p) { return p.string("offset") != "biases"; });
-  IterativeEstimator::declare_policy(r.schema);
+  IterativeEstimator::declare_policy(r.schema, {.init = "spectral_init"});
   r.example = {{"rank", 2}};
   r.example_data = completion_example_data(false);
   r.footprint = online_footprint(std::is_same_v<Estimator, OnlineGeneralTheoretical> ? 9 : 4,
@@ -123,7 +124,7 @@ PluginDescriptor describe_online_completion() {
                  "Zhou et al. 2008 (weighted-λ ridge); baseline of " + std::string(kPaper) + ", Table 1";
   als.doc_page = "docs/plugins/als_completion.md";
   als.schema = OfflineOptions::schema(OfflineOptions::Method::als_completion);
-  IterativeEstimator::declare_policy(als.schema);
+  IterativeEstimator::declare_policy(als.schema, {.init = "spectral_init"});
   als.example = {{"rank", 2}};
   als.example_data = completion_example_data(true);
   als.footprint = offline_footprint;
@@ -141,7 +142,7 @@ PluginDescriptor describe_online_completion() {
                  "Systems (LIBMF); baseline of " + std::string(kPaper) + ", Table 1";
   sgd.doc_page = "docs/plugins/sgd_mf.md";
   sgd.schema = OfflineOptions::schema(OfflineOptions::Method::sgd_mf);
-  IterativeEstimator::declare_policy(sgd.schema);
+  IterativeEstimator::declare_policy(sgd.schema, {.init = "random_init"});
   sgd.example = {{"rank", 2}};
   sgd.example_data = completion_example_data(true);
   sgd.footprint = offline_footprint;

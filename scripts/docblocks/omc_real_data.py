@@ -58,6 +58,9 @@ def name(path):
 
 
 def show(v):
+    if isinstance(v, dict) and "name" in v:  # a component (an initializer): its name and the settings it was given
+        given = {k: x for k, x in v.items() if k != "name" and x is not None}
+        return v["name"] + (" (" + ", ".join(f"{k} {show(x)}" for k, x in sorted(given.items())) + ")" if given else "")
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 

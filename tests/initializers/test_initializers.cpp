@@ -4,7 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <vector>
 
+#include "rankone/estimation/spectral.hpp"
 #include "rankone/store/results_store.hpp"
 #include "rankone/store/saved_model.hpp"
 #include "test_support.hpp"
@@ -177,4 +179,140 @@ TEST_CASE("near_truth without a planted truth, and a start that cannot read its 
   Json old = gfm(Json());
   old["init_tolerance"] = 1e-4;
   CHECK_THROWS_WITH(test::make<Estimator>(old, Kind::estimator), Contains("\"init\": {\"name\": \"spectral_init\", \"tolerance\": t}"));
+}
+
+TEST_CASE("random_init without a std draws with the estimator's; solves_left_first starts the left at 0", "[initializers]") {
+  auto data = test::make<DataSource>(gfm_source("asymmetric_rank_one"), Kind::data_source);
+  data->open(3);
+  const auto start = [&](const Json& init_ref, const StartRequest& request) {
+    Rng rng(4);
+    return test::make<Initializer>(init_ref, Kind::initializer)->initialize(*data, request, rng);
+  };
+  StartRequest request;
+  request.rank = 2;
+  const Start fallback = start("random_init", request);
+  CHECK(fallback.model.left == start(Json{{"name", "random_init"}, {"std", 0.1}}, request).model.left);
+  CHECK(fallback.note.empty());
+  request.random_std = 0.7;
+  const Start estimators = start("random_init", request);
+  const Start explicit_std = start(Json{{"name", "random_init"}, {"std", 0.7}}, request);
+  CHECK(estimators.model.left == explicit_std.model.left);
+  CHECK(estimators.model.right == explicit_std.model.right);
+  CHECK_THAT(estimators.note, Contains("the estimator's std 0.7"));
+  // A std the experiment gives wins over the estimator's.
+  CHECK(start(Json{{"name", "random_init"}, {"std", 0.2}}, request).model.left.isApprox(0.2 / 0.7 * estimators.model.left, 1e-14));
+  request.solves_left_first = true;
+  const Start right_only = start("random_init", request);
+  CHECK(right_only.model.left == Matrix::Zero(20, 2));
+  CHECK(right_only.model.right == estimators.model.left);  // the same first draw, now the right factor's
+}
+
+TEST_CASE("spectral_init for a one-factor estimator takes the largest algebraic eigenpairs, not the largest in magnitude",
+          "[initializers]") {
+  // x'Mx with M* = U diag(2, -3, 1) U': at rank 2 the magnitude order keeps −3, which has no PSD factor.
+  Json source{{"name", "synthetic"}, {"d", 10}, {"rank", 3}, {"truth", "symmetric"},
+              {"eigenvalues", {2.0, -3.0, 1.0}}, {"operator", "symmetric_rank_one"}};
+  auto data = test::make<DataSource>(source, Kind::data_source);
+  data->open(5);
+  const Batch batch = data->next(20000);
+  const auto values_of = [&](bool one_factor) {
+    StartRequest request;
+    request.rank = 2;
+    request.one_factor = one_factor;
+    request.read = [&](Index) { return batch; };
+    Rng rng(4);
+    const Start s = test::make<Initializer>(Json{{"name", "spectral_init"}, {"tolerance", 1e-12}}, Kind::initializer)
+                        ->initialize(*data, request, rng);
+    REQUIRE(s.ok);
+    // M = B diag(λ) B' with the orthonormal basis B: λ = diag(B' M B).
+    const Matrix& U = s.basis;
+    const Matrix core = U.transpose() * (s.model.left * s.model.right.transpose()) * U;
+    std::vector<double> v{core(0, 0), core(1, 1)};
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  // The dense moment estimate M̂ and its exact eigenvalues (ascending).
+  const MomentMaps maps = moment_maps(batch, data->sensing_operator(), data->shape(), batch.y);
+  const Matrix dense = maps.times(Matrix::Identity(10, 10));
+  const Eigen::SelfAdjointEigenSolver<Matrix> exact(0.5 * (dense + dense.transpose()));
+  const Vector& lambda = exact.eigenvalues();
+  REQUIRE(lambda(0) < -2.5);  // the planted −3 leads in magnitude, so the two orders differ
+  const std::vector<double> psd = values_of(true), magnitude = values_of(false);
+  CHECK(psd[0] == Approx(lambda(8)).margin(1e-8));
+  CHECK(psd[1] == Approx(lambda(9)).margin(1e-8));
+  CHECK(magnitude[0] == Approx(lambda(0)).margin(1e-8));
+  CHECK(magnitude[1] == Approx(lambda(9)).margin(1e-8));
+  // In 3 dimensions at rank 3 the third is −3's: with a floor its column keeps that eigenvector, at
+  // squared length floor·λ1.
+  source["d"] = 3;
+  auto small = test::make<DataSource>(source, Kind::data_source);
+  small->open(5);
+  const Batch three = small->next(20000);
+  const MomentMaps small_maps = moment_maps(three, small->sensing_operator(), small->shape(), three.y);
+  const Matrix small_dense = small_maps.times(Matrix::Identity(3, 3));
+  const Eigen::SelfAdjointEigenSolver<Matrix> small_exact(0.5 * (small_dense + small_dense.transpose()));
+  REQUIRE(small_exact.eigenvalues()(0) < -2.5);
+  StartRequest request;
+  request.rank = 3;
+  request.one_factor = true;
+  request.psd_floor = 1e-6;
+  request.read = [&](Index) { return three; };
+  Rng rng(4);
+  const Start s = test::make<Initializer>(Json{{"name", "spectral_init"}, {"tolerance", 1e-12}}, Kind::initializer)
+                      ->initialize(*small, request, rng);
+  REQUIRE(s.ok);
+  CHECK(s.model.right == s.model.left);  // one factor: initial_model takes it as it is
+  CHECK(s.model.left.col(2).squaredNorm() == Approx(1e-6 * small_exact.eigenvalues()(2)).epsilon(1e-6));
+  CHECK(std::abs(s.model.left.col(2).normalized().dot(small_exact.eigenvectors().col(0))) == Approx(1.0).epsilon(1e-8));
+}
+
+TEST_CASE("spectral_init takes the estimator's own moment map when it hands one over", "[initializers]") {
+  auto data = test::make<DataSource>(gfm_source(), Kind::data_source);
+  data->open(3);
+  Vector diagonal = Vector::Zero(20);
+  diagonal(3) = 1.0;
+  diagonal(7) = -4.0;
+  diagonal(11) = 2.0;
+  StartRequest request;
+  request.rank = 2;
+  request.batch_size = 100;
+  request.read = [&](Index n) { return data->next(n); };
+  Index seen = 0;
+  request.moment = [&](const Batch& batch) -> LinearMap {
+    seen = batch.instances();
+    return [diagonal](const Matrix& Z) -> Matrix { return diagonal.asDiagonal() * Z; };
+  };
+  Rng rng(4);
+  const Start s = test::make<Initializer>("spectral_init", Kind::initializer)->initialize(*data, request, rng);
+  REQUIRE(s.ok);
+  CHECK(seen == 100);                       // built from the batch the start read
+  CHECK(s.batch.instances() == 100);
+  CHECK(std::abs(s.basis(7, 0)) == Approx(1.0));   // −4 first (largest |value|), then 2
+  CHECK(std::abs(s.basis(11, 1)) == Approx(1.0));
+  const Matrix M = s.model.left * s.model.right.transpose();
+  CHECK(M(7, 7) == Approx(-4.0));
+  CHECK(M(11, 11) == Approx(2.0));
+}
+
+TEST_CASE("the completion estimators start from any initializer; retired start parameters say what to write",
+          "[initializers]") {
+  // near_truth at distance 0 is the planted truth: the start of each estimator is then the truth.
+  Json entries{{"name", "synthetic"}, {"operator", "entry"}, {"sampler", "one_hot"}, {"d", 20}, {"rank", 2},
+               {"truth", "psd"}, {"size", 400}};
+  const Json at_truth{{"name", "near_truth"}, {"distance", 0.0}};
+  for (const char* name : {"als_completion", "sgd_mf", "omc_psd", "omc_general"}) {
+    INFO(name);
+    Json est{{"name", name}, {"rank", 2}, {"max_iterations", 1}, {"init", at_truth}};
+    auto data = test::make<DataSource>(entries, Kind::data_source);
+    data->open(7);
+    const auto run = test::run_stepwise(entries, est, 7);
+    CHECK(relative_error(run.start_estimate, *data->truth()) < 1e-10);
+  }
+  // The retired names of the start's batch say what to write instead.
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "omc_general"}, {"warm_start_samples", 500}}, Kind::estimator),
+                    Contains("\"init\": {\"name\": \"spectral_init\", \"batch_size\": N}"));
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "one_bit_mll"}, {"init_batch_size", 500}}, Kind::estimator),
+                    Contains("\"init\": {\"name\": \"spectral_init\", \"batch_size\": N}"));
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "sgd_mf"}, {"init", "random"}}, Kind::estimator),
+                    Contains("unknown initializer 'random'; did you mean 'random_init'"));
 }

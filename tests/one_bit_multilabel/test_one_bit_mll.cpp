@@ -202,7 +202,15 @@ TEST_CASE("one_bit_mll reports unusable configurations as a failed status", "[on
     Run run(source, est, 1);
     CHECK(run.estimator->summary().status == Status::failed);
     CHECK_THAT(run.estimator->summary().message,
-               Catch::Contains("init_batch_size 500 is larger than the finite training set of 300 instances"));
+               Catch::Contains("batch_size 500 is larger than the finite training set of 300 instances"));
+    // The start's own batch is refused in the same words, naming its parameter.
+    est = one_bit_estimator(1, 100, 2);
+    est["passes"] = 5;
+    est["init"] = {{"name", "spectral_init"}, {"batch_size", 500}};
+    Run start(source, est, 1);
+    CHECK(start.estimator->summary().status == Status::failed);
+    CHECK_THAT(start.estimator->summary().message,
+               Catch::Contains("init/batch_size 500 is larger than the finite training set of 300 instances"));
   }
   SECTION("batch_size null on an endless source: 10 000 fresh instances per batch") {
     Json est = one_bit_estimator(1, 0, 1);

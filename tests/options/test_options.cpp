@@ -125,8 +125,9 @@ TEST_CASE("completion options: online, and offline with each estimator's default
 
   // The two offline estimators share the struct but not the defaults.
   const OfflineOptions als(OfflineOptions::Method::als_completion), sgd(OfflineOptions::Method::sgd_mf);
-  CHECK(als.init == "spectral");
-  CHECK(sgd.init == "random");
+  // The start is the shared component `init`; each registration declares its default initializer.
+  CHECK(test::registry().get("als_completion", Kind::estimator).schema.find("init")->to_json()["default"] == "spectral_init");
+  CHECK(test::registry().get("sgd_mf", Kind::estimator).schema.find("init")->to_json()["default"] == "random_init");
   CHECK(als.max_iterations == 50);
   CHECK(sgd.max_iterations == 100);
   CHECK_FALSE(als.to_json().contains("learning_rate"));
@@ -142,8 +143,8 @@ TEST_CASE("completion options: online, and offline with each estimator's default
   CHECK(refusal(online).find("/batch_size") != std::string::npos);
 
   OfflineOptions bad(OfflineOptions::Method::sgd_mf);
-  bad.init = "warm";  // not a choice
-  CHECK(refusal(bad).find("/init") != std::string::npos);
+  bad.learning_rate = 0.0;  // must be > 0
+  CHECK(refusal(bad).find("/learning_rate") != std::string::npos);
 }
 
 TEST_CASE("divergence_factor: one declaration for the estimators that read fresh batches", "[options]") {

@@ -59,4 +59,10 @@ struct SpectralResult {
 SpectralResult spectral_estimate(const Batch& batch, const SensingOperator& op, const ProblemShape& shape, Index rank,
                                  bool first_order, Rng& rng, const EigenOptions& options = {});
 
+/// The start of a one-factor model M = X X': the k largest *algebraic* eigenpairs of sym(M̂) (the
+/// k largest in magnitude may hold a negative noise eigenvalue, which has no PSD factor), as
+/// M = U diag(λ) U' with the signed λ in `values`. Needs a square M.
+SpectralResult spectral_psd_estimate(const Batch& batch, const SensingOperator& op, const ProblemShape& shape, Index rank,
+                                     bool first_order, Rng& rng, const EigenOptions& options = {});
+
 }  // namespace rankone

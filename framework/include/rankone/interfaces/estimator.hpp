@@ -198,6 +198,8 @@ class IterativeEstimator : public Estimator {
   /// The start of the declared `init` (interfaces/initializer.hpp) on `data`, its note among the
   /// summary's notes; a logic error when the estimator declared none.
   Start initial_model(const DataSource& data, const StartRequest& request, Rng& rng);
+  /// Whether the declared start reads data (its Registration::reads_data).
+  bool start_reads_data() const { return init_ && init_reads_data_; }
   /// What the best-iterate message names: the data the fits were measured on, and an iteration.
   void describe_best_iterate(std::string seen_on, std::string unit) {
     best_.seen_on = std::move(seen_on);
@@ -237,6 +239,7 @@ class IterativeEstimator : public Estimator {
   };
   BestIterate best_;
   std::shared_ptr<const Initializer> init_;  ///< the declared start, or null
+  bool init_reads_data_ = true;
   /// A budget-stopped run whose fresh-data fit still falls fast (kConvergingFactor over kConvergingWindow).
   bool still_converging(Status status) const;
   enum class FloorData { none, fresh_batch };

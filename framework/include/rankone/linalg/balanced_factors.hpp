@@ -18,7 +18,9 @@ struct BalancedFactors {
 BalancedFactors balanced_factors(const LowRankModel& m, Index k);
 
 /// `X = Q max(Λ, 0)^½` from the k largest (algebraic) eigenvalues of sym(M) = (M + M')/2, the PSD
-/// factor X X' closest to sym(M) at rank k; `values` holds max(Λ, 0). Needs a square model.
-BalancedFactors psd_factor(const LowRankModel& m, Index k);
+/// factor X X' closest to sym(M) at rank k; `values` holds max(Λ, 0). Needs a square model. With
+/// `floor` > 0 the eigenvalues are raised to at least floor · λ1 instead of 0: a solver for which a
+/// zero column is a fixed point (SGD on X X') keeps every direction.
+BalancedFactors psd_factor(const LowRankModel& m, Index k, double floor = 0.0);
 
 }  // namespace rankone

@@ -55,6 +55,9 @@ struct Registration {
   /// Estimators that fit one fixed training set (FixedSampleEstimator): an experiment pairing one
   /// with an endless source is refused at validation, naming the estimator.
   bool needs_finite_data = false;
+  /// Initializers: the start reads data through the estimator's reader (an estimator that holds its
+  /// data once keeps a copy for it, and footprints count that copy).
+  bool reads_data = true;
   std::string library;    ///< filled in by the loader: the shared library it came from
 };
 
