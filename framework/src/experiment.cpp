@@ -172,7 +172,10 @@ void deep_merge(Json& base, const Json& top) {
 
 void compose_file(const fs::path& file, Json& doc, std::map<std::string, std::string>& origins,
                   std::vector<fs::path>& chain) {
-  const fs::path canonical = fs::weakly_canonical(file);
+  // A pipe (/dev/stdin, a FIFO) has no canonical path: its absolute name identifies it.
+  std::error_code unresolved;
+  fs::path canonical = fs::weakly_canonical(file, unresolved);
+  if (unresolved) canonical = fs::absolute(file);
   for (const auto& f : chain)
     if (f == canonical) throw ConfigError(file.string() + ": circular 'extends'");
   chain.push_back(canonical);

@@ -110,6 +110,11 @@ TEST_CASE("validate prints the resolved experiment; bad input names file and pat
   const auto syn = test::rankone_cli("validate " + broken.string());
   CHECK(syn.code == 2);
   CHECK_THAT(syn.text, Catch::Contains(broken.string() + ":1:"));
+  // A pipe is refused as a file that is not regular, exit 2 (it used to exit 1 with a raw filesystem
+  // error: a pipe has no canonical path).
+  const auto piped = test::run_command("cat " + file.string() + " | " + test::rankone_binary() + " validate /dev/stdin 2>&1");
+  CHECK(piped.code == 2);
+  CHECK_THAT(piped.text, Catch::Contains("/dev/stdin: not a regular file (an experiment is a JSON file)"));
 }
 
 TEST_CASE("run writes the store, export writes long rows, a rerun skips completed trials", "[cli][store]") {
