@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Prints the tables of docs/baselines-phase-transition.md from a run of
 experiments/baselines/phase_transition.json: per operator, per estimator and measurement ratio
-n / (k (d1 + d2)), the success rate (final relative spectral error below the experiment's
-threshold; a failed or diverged trial is no success).
+n / (k (d1 + d2)), the success rate at rank 2 (final relative spectral error below the experiment's
+threshold; a failed or diverged trial is no success), and per rank the transition.
 
-usage: baselines_phase_transition.py RESULTS_DIR               the tables
-       baselines_phase_transition.py transition RESULTS_DIR    per operator and estimator, the
+usage: baselines_phase_transition.py RESULTS_DIR               the rank-2 tables
+       baselines_phase_transition.py transition RESULTS_DIR    per operator, estimator and rank, the
            smallest ratio from which every larger one succeeds in at least half the trials
 """
 import sys
@@ -15,9 +15,8 @@ from results import MISSING, axis, design, fail, select, trials
 EXPERIMENT = "experiments/baselines/phase_transition.json"
 
 
-def setting(resolved):
-    d, k = resolved["data"]["d"], resolved["data"]["rank"]
-    return k * 2 * d, resolved["success"]["below"]
+def threshold_of(resolved):
+    return resolved["success"]["below"]
 
 
 def ok(t, threshold):
@@ -26,41 +25,59 @@ def ok(t, threshold):
 
 
 def grid(resolved, ts):
-    unit, threshold = setting(resolved)
+    """{(operator, label, rank, ratio): success rate or None}, the labels, and the ratios per rank."""
+    d = resolved["data"]["d"]
+    threshold = threshold_of(resolved)
     labels = [e["label"] for e in resolved["estimators"]]
-    sizes = axis(resolved, "data.size")
+    pairs = list(zip(axis(resolved, "data.rank"), axis(resolved, "data.size")))  # zipped: n follows k
+    ratios = {}
+    for k, n in pairs:
+        ratios.setdefault(k, []).append((n / (k * 2 * d), n))
     rates = {}
     for op in axis(resolved, "data.operator"):
         for l in labels:
-            for n in sizes:
-                mine = [t for t in select(ts, data__operator=op, data__size=n) if t["label"] == l]
-                rates[(op, l, n)] = sum(ok(t, threshold) for t in mine) / len(mine) if mine else None
-    return unit, labels, sizes, rates
+            for k, n in pairs:
+                mine = [t for t in select(ts, data__operator=op, data__rank=k, data__size=n) if t["label"] == l]
+                rates[(op, l, k, n / (k * 2 * d))] = sum(ok(t, threshold) for t in mine) / len(mine) if mine else None
+    return labels, ratios, rates
 
 
-def tables(resolved, ts):
-    unit, labels, sizes, rates = grid(resolved, ts)
+def tables(resolved, ts, rank=2):
+    labels, ratios, rates = grid(resolved, ts)
+    columns = [r for r, _ in ratios[rank]]
     for i, op in enumerate(axis(resolved, "data.operator")):
         if i:
             print()
-        print(f"| {op}: success rate, n/(k(d1 + d2)) = | " + " | ".join(f"{n / unit:g}" for n in sizes) + " |")
-        print("|---" * (len(sizes) + 1) + "|")
+        print(f"| {op}, k = {rank}: success rate, n/(k(d1 + d2)) = | " + " | ".join(f"{r:g}" for r in columns) + " |")
+        print("|---" * (len(columns) + 1) + "|")
         for l in labels:
-            cells = [rates[(op, l, n)] for n in sizes]
+            cells = [rates[(op, l, rank, r)] for r in columns]
             print(f"| {l} | " + " | ".join(MISSING if c is None else f"{c:g}" for c in cells) + " |")
 
 
+def first_ratio(cells, columns):
+    """The smallest ratio from which every larger one succeeds in at least half the trials."""
+    first = next((i for i in range(len(columns)) if all(c >= 0.5 for c in cells[i:])), None)
+    return f"beyond {columns[-1]:g}" if first is None else f"{columns[first]:g}"
+
+
 def transition(resolved, ts):
-    unit, labels, sizes, rates = grid(resolved, ts)
-    for op in axis(resolved, "data.operator"):
-        parts = []
+    labels, ratios, rates = grid(resolved, ts)
+    ranks = sorted(ratios)
+    for i, op in enumerate(axis(resolved, "data.operator")):
+        if i:
+            print()
+        print(f"| {op}: transition n/(k(d1 + d2)) | " + " | ".join(f"k = {k}" for k in ranks) + " |")
+        print("|---" * (len(ranks) + 1) + "|")
         for l in labels:
-            cells = [rates[(op, l, n)] for n in sizes]
-            if any(c is None for c in cells):
-                fail(f"{op}, {l}: not every cell has trials (a reduced run?)")
-            first = next((i for i in range(len(sizes)) if all(c >= 0.5 for c in cells[i:])), None)
-            parts.append(f"{l} {'beyond ' + format(sizes[-1] / unit, 'g') if first is None else format(sizes[first] / unit, 'g')}")
-        print(f"- {op}: " + ", ".join(parts) + ".")
+            parts = []
+            for k in ranks:
+                columns = [r for r, _ in ratios[k]]
+                cells = [rates[(op, l, k, r)] for r in columns]
+                if any(c is None for c in cells):
+                    fail(f"{op}, {l}, k = {k}: not every cell has trials (a reduced run?)")
+                parts.append(first_ratio(cells, columns))
+            print(f"| {l} | " + " | ".join(parts) + " |")
 
 
 def main():
