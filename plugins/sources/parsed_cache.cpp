@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -639,10 +640,16 @@ ParsedCacheSettings ParsedCacheSettings::from_environment() {
     s.folder = fs::path(home) / ".cache" / "rankone" / "parsed";
   }
   if (const char* bytes = std::getenv("RANKONE_PARSED_CACHE_BYTES"); bytes && *bytes) {
-    char* end = nullptr;
-    const unsigned long long cap = std::strtoull(bytes, &end, 10);
-    if (*end != '\0')
-      throw ConfigError(std::string("RANKONE_PARSED_CACHE_BYTES: expected a number of bytes, found '") + bytes + "'");
+    // strtoull alone takes "-1" and any overflow for 2^64 - 1: digits only, and in range.
+    const auto refuse = [bytes](const std::string& what) {
+      throw ConfigError("RANKONE_PARSED_CACHE_BYTES: expected " + what + ", found '" + bytes + "'");
+    };
+    for (const char* c = bytes; *c; ++c)
+      if (*c < '0' || *c > '9') refuse("a number of bytes (digits only)");
+    errno = 0;
+    const unsigned long long cap = std::strtoull(bytes, nullptr, 10);
+    if (errno == ERANGE || cap > static_cast<unsigned long long>(std::numeric_limits<std::int64_t>::max()))
+      refuse("a number of bytes up to " + std::to_string(std::numeric_limits<std::int64_t>::max()));
     s.max_bytes = cap;
   }
   return s;

@@ -359,3 +359,26 @@ TEST_CASE("parsed cache: feature indices beyond 32 bits replay exactly", "[file_
   CHECK(files_in(settings.folder) == 1);
   CHECK(starts == 1);  // parsed once
 }
+
+TEST_CASE("RANKONE_PARSED_CACHE_BYTES: digits in range, or a refusal naming the variable", "[parsed_cache]") {
+  struct Restore {
+    std::string saved;
+    bool had = false;
+    Restore() {
+      if (const char* v = std::getenv("RANKONE_PARSED_CACHE_BYTES")) saved = v, had = true;
+    }
+    ~Restore() {
+      if (had) ::setenv("RANKONE_PARSED_CACHE_BYTES", saved.c_str(), 1);
+      else ::unsetenv("RANKONE_PARSED_CACHE_BYTES");
+    }
+  } restore;
+  ::setenv("RANKONE_PARSED_CACHE_BYTES", "1000", 1);
+  CHECK(sources::ParsedCacheSettings::from_environment().max_bytes == 1000);
+  // strtoull alone read "-1" and a 23-digit value as 2^64 - 1: an unbounded cache.
+  for (const char* bad : {"-1", "12345678901234567890123", "9223372036854775808", "12abc", " 5", "+5"}) {
+    INFO(bad);
+    ::setenv("RANKONE_PARSED_CACHE_BYTES", bad, 1);
+    CHECK_THROWS_WITH(sources::ParsedCacheSettings::from_environment(),
+                      Contains("RANKONE_PARSED_CACHE_BYTES: expected a number of bytes") && Contains(bad));
+  }
+}
