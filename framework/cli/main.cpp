@@ -277,7 +277,9 @@ TrialLimits trial_limits(const Args& a, const Plan& plan, int concurrent_trials)
   TrialLimits limits = plan.limits;
   if (a.options.count("--trial-seconds")) {
     const double s = parse_number("--trial-seconds", a.options.at("--trial-seconds"));
-    if (!(s > 0)) throw UsageError("--trial-seconds: expected a number of seconds > 0, found '" + a.options.at("--trial-seconds") + "'");
+    if (!(s >= TrialLimits::kMinSeconds))
+      throw UsageError("--trial-seconds: expected a number of seconds ≥ 0.001 (the smallest limit a trial can be held to), found '" +
+                       a.options.at("--trial-seconds") + "'");
     limits.seconds = s;
   }
   if (const auto mb = megabytes_option(a, "--trial-memory")) limits.memory_mb = *mb;

@@ -463,7 +463,8 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry, co
     if (!l.is_object()) ctx.fail("/limits", "an object {\"trial_seconds\": s, \"trial_memory_mb\": m}", l);
     for (auto it = l.begin(); it != l.end(); ++it) {
       if (it.key() == "trial_seconds") {
-        if (!it->is_number() || !(it->get<double>() > 0)) ctx.fail("/limits/trial_seconds", "a number of seconds > 0", *it);
+        if (!it->is_number() || !(it->get<double>() >= TrialLimits::kMinSeconds))
+          ctx.fail("/limits/trial_seconds", "a number of seconds ≥ 0.001 (the smallest limit a trial can be held to)", *it);
         plan.limits.seconds = it->get<double>();
       } else if (it.key() == "trial_memory_mb") {
         if (!it->is_number_integer() || it->get<std::int64_t>() < 1) ctx.fail("/limits/trial_memory_mb", "an integer ≥ 1 (MiB)", *it);

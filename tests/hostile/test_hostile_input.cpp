@@ -120,7 +120,9 @@ std::vector<Case> experiment_cases() {
       {"experiment", "a folder as the experiment", {}, "validate {dir}", 2, {"{dir}: not a regular file"}},
       {"experiment", "a missing experiment", {}, "validate {dir}/nothing.json", 2, {"{dir}/nothing.json: experiment file not found"}},
       {"experiment", "negative limit", {{"e.json", with(kValid, R"("limits": {"trial_seconds": -1})")}}, "validate {dir}/e.json", 2,
-       {"at /limits/trial_seconds: expected a number of seconds > 0"}},
+       {"at /limits/trial_seconds: expected a number of seconds ≥ 0.001"}},
+      {"experiment", "a limit of a microsecond", {{"e.json", with(kValid, R"("limits": {"trial_seconds": 1e-6})")}}, "validate {dir}/e.json", 2,
+       {"at /limits/trial_seconds: expected a number of seconds ≥ 0.001 (the smallest limit a trial can be held to), found 1e-06"}},
   };
 }
 

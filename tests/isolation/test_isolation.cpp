@@ -112,6 +112,10 @@ TEST_CASE("the command-line limits override the experiment's", "[isolation]") {
   CHECK(result.code == 1);
   CHECK_THAT(result.text, Catch::Contains("exceeded the wall-time limit of 0.5 s"));
   CHECK(test::rankone_cli("run " + file.string() + " --trial-seconds -1").code == 2);
+  // A nanosecond used to be accepted and the trial stored as if no limit applied.
+  const auto tiny = test::rankone_cli("run " + file.string() + " --trial-seconds 1e-9");
+  CHECK(tiny.code == 2);
+  CHECK_THAT(tiny.text, Catch::Contains("--trial-seconds: expected a number of seconds ≥ 0.001"));
   CHECK(test::rankone_cli("run " + file.string() + " --trial-memory 1.5").code == 2);
   CHECK(test::rankone_cli("run " + file.string() + " limits.trial_memory_mb=0").code == 2);
   CHECK(test::rankone_cli("run " + file.string() + " limits.wall=3").code == 2);

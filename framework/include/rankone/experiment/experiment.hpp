@@ -81,6 +81,9 @@ TrialSpec trial_spec_from_json(const Json& j);
 /// Per-trial resource limits (`"limits"` in an experiment; the CLI's flags override them). A trial
 /// over a limit is stopped and recorded `failed` with the limit as its reason.
 struct TrialLimits {
+  /// The smallest wall-time limit: starting a trial host takes longer, so a smaller one would be
+  /// accepted and never honoured (a trial stored as converged under a limit of a nanosecond).
+  static constexpr double kMinSeconds = 1e-3;
   std::optional<double> seconds;         ///< wall time
   std::optional<std::int64_t> memory_mb; ///< resident memory, MiB
 };
