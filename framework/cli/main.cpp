@@ -61,7 +61,8 @@ commands:
                       study goes on. Trials stored by code that has changed since (stale)
                       run again and replace the stored ones; --keep-stale keeps them,
                       --rerun-all runs every trial again. --in-process runs trials on
-                      threads of this process, without isolation (for debugging).
+                      threads of this process, without isolation (for debugging); it
+                      refuses trial limits, which it could not honour.
                       Before anything runs, each trial's memory is estimated from its
                       parameters; one that cannot fit its limit (or --max-memory) is
                       refused, naming the JSON path, the estimate and the limit.
@@ -308,6 +309,20 @@ int cmd_run(const Args& a, const std::string& cmdline) {
   if (a.flags.count("--keep-stale") && a.flags.count("--rerun-all"))
     throw UsageError("--keep-stale and --rerun-all contradict each other; give one");
   const bool in_process = a.flags.count("--in-process") > 0;
+  if (in_process) {
+    // Threads of this process cannot be stopped or measured one by one: a limit would be ignored.
+    std::vector<std::string> limits;
+    for (const char* option : {"--trial-seconds", "--trial-memory"})
+      if (a.options.count(option)) limits.push_back(option);
+    if (plan.limits.seconds) limits.push_back(a.positional[0] + "'s limits.trial_seconds");
+    if (plan.limits.memory_mb) limits.push_back(a.positional[0] + "'s limits.trial_memory_mb");
+    if (!limits.empty()) {
+      std::string named;
+      for (const auto& l : limits) named += (named.empty() ? "" : ", ") + l;
+      throw UsageError("--in-process runs trials on threads of this process, which no limit can stop or measure one "
+                       "by one; it cannot honour " + named + ": drop --in-process, or the limits");
+    }
+  }
   // No more trials at once than the study has (each is a host process, started up front).
   const int jobs = static_cast<int>(std::min<std::size_t>(jobs_asked, std::max<std::size_t>(1, plan.trials.size())));
   isolation::HostConfig hosts;

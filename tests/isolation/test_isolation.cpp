@@ -112,6 +112,11 @@ TEST_CASE("the command-line limits override the experiment's", "[isolation]") {
   CHECK(result.code == 1);
   CHECK_THAT(result.text, Catch::Contains("exceeded the wall-time limit of 0.5 s"));
   CHECK(test::rankone_cli("run " + file.string() + " --trial-seconds -1").code == 2);
+  // --in-process cannot honour a limit: it refuses the study instead of hanging in it (exit 2).
+  const auto threads = test::rankone_cli("run " + file.string() + " --out " + (s.path() / "threads").string() +
+                                         " --in-process --trial-seconds 0.5");
+  CHECK(threads.code == 2);
+  CHECK_THAT(threads.text, Catch::Contains("it cannot honour --trial-seconds, " + file.string() + "'s limits.trial_seconds"));
   // A nanosecond used to be accepted and the trial stored as if no limit applied.
   const auto tiny = test::rankone_cli("run " + file.string() + " --trial-seconds 1e-9");
   CHECK(tiny.code == 2);
