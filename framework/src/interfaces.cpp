@@ -33,6 +33,7 @@ IterativeEstimator::~IterativeEstimator() = default;
 Metric::~Metric() = default;
 Initializer::~Initializer() = default;
 
+namespace {
 std::string initializer_name(const Params& estimator_params) {
   if (!estimator_params.has("init")) return "";
   const Json& init = estimator_params.raw("init");
@@ -40,6 +41,7 @@ std::string initializer_name(const Params& estimator_params) {
   if (init.is_object() && init.contains("name") && init["name"].is_string()) return init["name"].get<std::string>();
   return "";
 }
+}  // namespace
 
 bool initializer_reads_data(const Params& estimator_params, const Registry& registry) {
   const std::string name = initializer_name(estimator_params);

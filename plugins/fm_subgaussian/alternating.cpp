@@ -114,10 +114,11 @@ void AlternatingEstimator::start(DataSource& data, Rng& rng) {
     return reader_.next(data, n);
   };
   request.refusal = [&data](Index n, const std::string& parameter) { return BatchReader::refusal(data, n, parameter); };
-  request.moment = [this](const Batch& batch) -> LinearMap {
-    auto Zb = std::make_shared<const Matrix>(scaling_.apply(feature_matrix(batch)));
+  std::shared_ptr<const Matrix> start_Z;  // the start batch's learning features, kept for its intercept
+  request.moment = [this, &start_Z](const Batch& batch) -> LinearMap {
+    start_Z = std::make_shared<const Matrix>(scaling_.apply(feature_matrix(batch)));
     auto r = std::make_shared<const Vector>(-batch.y);
-    return [this, Zb, r](const Matrix& Y) -> Matrix { return correction_times(*Zb, *r, Y); };
+    return [this, Zb = start_Z, r](const Matrix& Y) -> Matrix { return correction_times(*Zb, *r, Y); };
   };
   const Start start = initial_model(data, request, rng);
   if (!start.ok)
@@ -134,7 +135,7 @@ void AlternatingEstimator::start(DataSource& data, Rng& rng) {
   if (options_.fits_intercept()) {
     // The intercept of the start's batch (the first batch when the start read none).
     if (start.batch.instances() > 0)
-      bias_ = (start.batch.y - predict(scaling_.apply(feature_matrix(start.batch)), model_z())).mean();
+      bias_ = (start.batch.y - predict(start_Z ? *start_Z : Matrix(scaling_.apply(feature_matrix(start.batch))), model_z())).mean();
     else
       bias_ = (first_y - predict(Z, model_z())).mean();
   }

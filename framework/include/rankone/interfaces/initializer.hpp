@@ -80,9 +80,8 @@ class Initializer : public Component {
   virtual Start initialize(const DataSource& data, const StartRequest& request, Rng& rng) const = 0;
 };
 
-/// A footprint's view of an estimator's `init` (a name, or an object with `name`): the name ("" when
-/// it has none), whether that start reads data (Registration::reads_data), and the batch it was given.
-std::string initializer_name(const Params& estimator_params);
+/// A footprint's view of an estimator's `init` (a name, or an object with `name`): whether that start
+/// reads data (Registration::reads_data; no `init`: it reads none), and the batch it was given.
 bool initializer_reads_data(const Params& estimator_params, const Registry& registry);
 std::optional<double> initializer_batch_size(const Params& estimator_params);
 
