@@ -1,6 +1,7 @@
 #include "models.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "rankone/core/errors.hpp"
 #include "rankone/core/predictions.hpp"
@@ -91,8 +92,18 @@ void predict(const std::filesystem::path& model_folder, const std::string& data,
   const Estimate estimate = padded(model.estimate(), shape.d1, shape.d2);
   const SensingOperator& op = source->sensing_operator();
   const Index block = std::clamp<Index>(source->size().value_or(kScoringBlock), 1, kScoringBlock);
-  for (Batch batch = source->next(block); batch.instances() > 0; batch = source->next(block))
-    write_predictions(out, batch, op.forward(batch, estimate));
+  Index scored = 0;
+  for (Batch batch = source->next(block); batch.instances() > 0; batch = source->next(block)) {
+    const Vector scores = op.forward(batch, estimate);
+    // A finite model can still overflow on a record (values near 1e308): never an inf line with exit 0.
+    for (Index i = 0; i < scores.size(); ++i)
+      if (!std::isfinite(scores[i]))
+        throw InputError((model_folder / "model.json").string() + ": its score of record " +
+                         std::to_string(scored + i * batch.instances() / scores.size() + 1) + " of " + data + " is " +
+                         std::to_string(scores[i]) + ": the model's values overflow on it");
+    write_predictions(out, batch, scores);
+    scored += batch.instances();
+  }
 }
 
 }  // namespace rankone::cli

@@ -1,8 +1,6 @@
 // Code identities: library fingerprints and the comparison that makes stored trials stale.
 #include "rankone/runner/code_identity.hpp"
 
-#include <xxhash.h>
-
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -12,29 +10,12 @@
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
+#include "rankone/core/checksum.hpp"
 #include "rankone/core/errors.hpp"
 
 namespace rankone {
 
 namespace {
-
-std::string hash_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + file.string() + " to fingerprint it");
-  XXH3_state_t* state = XXH3_createState();
-  XXH3_128bits_reset(state);
-  std::vector<char> buffer(1 << 16);  // under malloc's mmap threshold: no fresh pages to fault in per file
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    XXH3_128bits_update(state, buffer.data(), static_cast<std::size_t>(in.gcount()));
-  }
-  const XXH128_hash_t h = XXH3_128bits_digest(state);
-  XXH3_freeState(state);
-  char text[48];
-  std::snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
-                static_cast<unsigned long long>(h.low64));
-  return std::string("xxh3-128:") + text;
-}
 
 /// Every plugin named in a resolved reference: objects with a registered "name", at any depth.
 void collect_plugin_names(const Json& value, const Registry& registry, std::set<std::string>& names) {
@@ -63,7 +44,7 @@ std::string file_fingerprint(const std::filesystem::path& file) {
   auto it = cache.find(file.string());
   if (!ec && it != cache.end() && std::get<0>(it->second) == size && std::get<1>(it->second) == mtime)
     return std::get<2>(it->second);
-  std::string fp = hash_file(file);
+  std::string fp = checksum_of_file(file);
   if (!ec) cache[file.string()] = {size, mtime, fp};
   return fp;
 }

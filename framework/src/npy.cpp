@@ -4,8 +4,9 @@
 #include <bit>
 #include <cstring>
 #include <fstream>
-#include <regex>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "rankone/core/atomic_file.hpp"
 #include "rankone/core/errors.hpp"
@@ -20,6 +21,77 @@ constexpr char kMagic[] = "\x93NUMPY";
 
 [[noreturn]] void bad(const std::filesystem::path& path, const std::string& what) {
   throw InputError(path.string() + ": " + what);
+}
+
+/// The header's dictionary, as numpy writes it: {'descr': '<f8', 'fortran_order': False,
+/// 'shape': (3, 2), }. Read by one scan (no regular expression: a long header must not recurse).
+struct Header {
+  std::optional<std::string> descr;
+  std::optional<bool> fortran_order;
+  std::optional<std::vector<std::string>> shape;  // the extents as written, trimmed
+};
+
+Header parse_header(const std::filesystem::path& path, const std::string& text) {
+  std::size_t at = 0;
+  const auto skip_space = [&] {
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n')) ++at;
+  };
+  const auto malformed = [&](const std::string& expected) {
+    bad(path, "header at character " + std::to_string(at) + ": expected " + expected +
+                  " (a dictionary {'descr': ..., 'fortran_order': ..., 'shape': (...)})");
+  };
+  const auto expect = [&](char c) {
+    skip_space();
+    if (at >= text.size() || text[at] != c) malformed(std::string("'") + c + "'");
+    ++at;
+  };
+  const auto quoted = [&] {
+    skip_space();
+    if (at >= text.size() || (text[at] != '\'' && text[at] != '"')) malformed("a quoted string");
+    const char quote = text[at++];
+    const std::size_t end = text.find(quote, at);
+    if (end == std::string::npos) malformed("a closing quote");
+    std::string value = text.substr(at, end - at);
+    at = end + 1;
+    return value;
+  };
+  const auto word = [&] {  // True, False, or an extent (checked by the caller: "-1" is read to be refused)
+    skip_space();
+    const std::size_t from = at;
+    while (at < text.size() && std::string_view(",)}:'\" \t\n(").find(text[at]) == std::string_view::npos) ++at;
+    return text.substr(from, at - from);
+  };
+  Header h;
+  expect('{');
+  for (skip_space(); at < text.size() && text[at] != '}'; skip_space()) {
+    const std::string key = quoted();
+    expect(':');
+    skip_space();
+    if (at < text.size() && text[at] == '(') {  // a tuple: the shape
+      ++at;
+      std::vector<std::string> extents;
+      for (skip_space(); at < text.size() && text[at] != ')'; skip_space()) {
+        extents.push_back(word());
+        skip_space();
+        if (at < text.size() && text[at] == ',') ++at;
+        else if (at < text.size() && text[at] != ')') malformed("',' or ')' in a tuple of integers");
+      }
+      expect(')');
+      if (key == "shape") h.shape = std::move(extents);
+    } else if (at < text.size() && (text[at] == '\'' || text[at] == '"')) {
+      std::string value = quoted();
+      if (key == "descr") h.descr = std::move(value);
+    } else {
+      const std::string value = word();
+      if (value != "True" && value != "False") malformed("a string, a tuple, True or False");
+      if (key == "fortran_order") h.fortran_order = value == "True";
+    }
+    skip_space();
+    if (at < text.size() && text[at] == ',') ++at;
+    else if (at < text.size() && text[at] != '}') malformed("',' or '}'");
+  }
+  expect('}');
+  return h;
 }
 
 }  // namespace
@@ -65,31 +137,20 @@ NamedArray read_npy(const std::filesystem::path& path) {
   std::string header(length, '\0');
   if (!in.read(header.data(), length)) bad(path, "truncated header");
 
-  std::smatch m;
-  if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([^']*)')")))
-    bad(path, "header without 'descr'");
-  const std::string descr = m[1];
+  const Header h = parse_header(path, header);
+  if (!h.descr) bad(path, "header without 'descr'");
+  const std::string descr = *h.descr;
   if (descr != "<f8" && descr != "<i8")
-    bad(path, "array of type '" + descr + "'; expected float64 ('<f8') or int64 ('<i8')");
-  if (!std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*(True|False))")))
-    bad(path, "header without 'fortran_order'");
-  const bool fortran = m[1] == "True";
-  if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) bad(path, "header without 'shape'");
+    bad(path, "array of type '" + descr.substr(0, 40) + "'; expected float64 ('<f8') or int64 ('<i8')");
+  if (!h.fortran_order) bad(path, "header without 'fortran_order'");
+  const bool fortran = *h.fortran_order;
+  if (!h.shape) bad(path, "header without 'shape'");
   NamedArray a;
   a.integral = descr == "<i8";
-  const std::string extents = m[1];
   // (n,) or (n, m) with plain non-negative extents: a sign or a stray character is not read past.
-  std::vector<std::string> parts;
-  for (std::size_t from = 0;;) {
-    const std::size_t comma = extents.find(',', from);
-    const std::string part = extents.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-    const auto first = part.find_first_not_of(" \t"), last = part.find_last_not_of(" \t");
-    parts.push_back(first == std::string::npos ? "" : part.substr(first, last - first + 1));
-    if (comma == std::string::npos) break;
-    from = comma + 1;
-  }
-  if (parts.size() > 1 && parts.back().empty()) parts.pop_back();  // (n,): the trailing comma
-  if (parts.size() == 1 && parts[0].empty()) parts.clear();         // (): a 0-d array
+  const std::vector<std::string>& parts = *h.shape;
+  std::string extents;
+  for (const std::string& e : parts) extents += (extents.empty() ? "" : ", ") + e.substr(0, 20);
   if (parts.empty() || parts.size() > 2)
     bad(path, "an array of " + std::to_string(parts.size()) + " dimensions; expected 1 or 2");
   for (const std::string& e : parts) {

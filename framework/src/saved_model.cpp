@@ -1,12 +1,14 @@
 #include "rankone/store/saved_model.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <regex>
 #include <stdexcept>
 
 #include "rankone/core/atomic_file.hpp"
+#include "rankone/core/checksum.hpp"
 #include "rankone/core/errors.hpp"
 #include "rankone/store/npy.hpp"
 
@@ -41,6 +43,30 @@ std::string prediction_formula(const std::string& op, const LowRankModel& m) {
 }
 
 [[noreturn]] void bad(const std::string& where, const std::string& what) { throw InputError(where + ": " + what); }
+
+/// model.json's own checksum is its top-level "checksum" line, taken over the file's bytes with
+/// that checksum's digits read as zeros (so any reader can check it: blank them, hash, compare).
+constexpr const char* kSealKey = "\n  \"checksum\": \"";  // two spaces: the top level of dump(2)
+const std::string kUnsealed = std::string("xxh3-128:") + std::string(32, '0');
+
+/// Where the digits of model.json's own checksum are in `text`, or npos.
+std::size_t seal_digits(const std::string& text) {
+  const std::size_t key = text.find(kSealKey);
+  if (key == std::string::npos) return key;
+  const std::size_t at = key + std::char_traits<char>::length(kSealKey);
+  return text.compare(at, 9, "xxh3-128:") == 0 && at + kChecksumLength < text.size() && text[at + kChecksumLength] == '"'
+             ? at + 9
+             : std::string::npos;
+}
+
+/// A plain array name (letters, digits, '_'): it names a file in the folder.
+bool plain_name(const std::string& name) {
+  return !name.empty() && name.size() <= 200 &&
+         std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+/// model.json holds the header and the sources' configurations, never array data.
+constexpr std::uintmax_t kMaxHeaderBytes = std::uintmax_t{64} << 20;
 
 }  // namespace
 
@@ -153,57 +179,116 @@ SavedModel SavedModel::unpack(const Json& header, const std::string& blob) {
   return s;
 }
 
+std::string SavedModel::sealed(std::string text) {
+  std::size_t at = seal_digits(text);
+  if (at == std::string::npos) throw std::logic_error("model.json text without its top-level checksum line");
+  text.replace(at - 9, kChecksumLength, kUnsealed);
+  text.replace(at - 9, kChecksumLength, checksum_of(text));
+  return text;
+}
+
+void SavedModel::check_finite(const std::string& where) const {
+  for (const auto& [name, a] : arrays)
+    for (std::size_t i = 0; i < a.reals.size(); ++i)
+      if (!std::isfinite(a.reals[i]))
+        bad(where, "array " + name + " holds a non-finite value (" + std::to_string(a.reals[i]) + " at element " +
+                       std::to_string(i) + "): a model is finite");
+  const Json& m = header.value("model", Json::object());
+  if (m.contains("bias") && m["bias"].is_number() && !std::isfinite(m["bias"].get<double>()))
+    bad(where, "at /model/bias: not finite");
+}
+
 void SavedModel::write_folder(const std::filesystem::path& folder) const {
-  std::error_code ec;
-  std::filesystem::create_directories(folder, ec);
-  if (ec) throw InputError("cannot create the model folder " + folder.string() + ": " + ec.message());
-  Json out = header;
+  check_finite("the model of trial " + header.value("trial", std::string("?")));
+  AtomicFolder out(folder, "model.json");
+  Json written = header;
+  written["version"] = kVersion;  // a stored header may be older: the folder is written as this version
   for (const auto& [name, a] : arrays) {
-    write_npy(folder / (name + ".npy"), a);
-    out["arrays"][name]["file"] = name + ".npy";
+    const std::string file = name + ".npy";
+    write_npy(out.path() / file, a);
+    written["arrays"][name]["file"] = file;
+    written["arrays"][name]["checksum"] = checksum_of_file(out.path() / file);
   }
-  AtomicFile file(folder / "model.json");
-  file.stream() << out.dump(2) << '\n';
-  file.commit();
+  written["checksum"] = kUnsealed;
+  AtomicFile json(out.path() / "model.json");
+  json.stream() << sealed(written.dump(2) + "\n");
+  json.commit();
+  out.commit();
 }
 
 SavedModel SavedModel::read_folder(const std::filesystem::path& folder) {
   try {
     return read_checked(folder);
-  } catch (const Json::exception& e) {  // a field of the wrong type: the file is malformed
-    throw InputError((folder / "model.json").string() + ": malformed: " + e.what());
+  } catch (const Json::exception& e) {  // a field of the wrong type that no check below named
+    std::string what = e.what();
+    if (const auto end = what.find("] "); what.rfind("[json.exception", 0) == 0 && end != std::string::npos) what.erase(0, end + 2);
+    throw InputError((folder / "model.json").string() + ": malformed: " + what);
   }
 }
 
 SavedModel SavedModel::read_checked(const std::filesystem::path& folder) {
+  std::error_code ec;
+  const auto folder_status = std::filesystem::status(folder, ec);
+  if (!std::filesystem::exists(folder_status)) bad(folder.string(), "no such model folder (write one with rankone model)");
+  if (!std::filesystem::is_directory(folder_status))
+    bad(folder.string(), "not a folder: a model is a folder holding model.json and its arrays (written by rankone model)");
   const std::filesystem::path path = folder / "model.json";
-  std::ifstream in(path);
-  if (!in) bad(path.string(), "cannot be opened (a model folder holds model.json; write one with rankone model)");
-  Json header = Json::parse(in, nullptr, false);
-  if (header.is_discarded() || !header.is_object()) bad(path.string(), "not JSON");
-  if (header.value("format", "") != kFormat) bad(path.string(), "at /format: expected \"" + std::string(kFormat) + "\"");
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) bad(path.string(), "no such file: a model folder holds model.json (write one with rankone model)");
+  if (!std::filesystem::is_regular_file(status)) bad(path.string(), "not a regular file");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > kMaxHeaderBytes)
+    bad(path.string(), ec ? "cannot be read: " + ec.message()
+                          : std::to_string(size) + " bytes; a model's header is at most " + std::to_string(kMaxHeaderBytes) +
+                                " (its arrays are .npy files)");
+  std::string text(size, '\0');
+  std::ifstream in(path, std::ios::binary);
+  if (!in || !in.read(text.data(), static_cast<std::streamsize>(size))) bad(path.string(), "cannot be read");
+  Json header = Json::parse(text, nullptr, false);
+  if (header.is_discarded() || !header.is_object()) bad(path.string(), "not JSON (a JSON object, as rankone model writes it)");
+  if (header.value("format", Json()) != kFormat) bad(path.string(), "at /format: expected \"" + std::string(kFormat) + "\"");
   if (!header.contains("version") || !header["version"].is_number_integer() || header["version"] != kVersion)
     bad(path.string(), "at /version: model format version " + header.value("version", Json()).dump() +
-                           ", but this rankone reads version " + std::to_string(kVersion));
+                           ", but this rankone reads version " + std::to_string(kVersion) +
+                           (header.value("version", Json()) == 1 ? " (version 1 carried no checksums: export the model again with rankone model)" : ""));
+  // The file is as rankone wrote it: its own checksum, then each array's.
+  const Json recorded = header.value("checksum", Json());
+  const std::size_t digits = seal_digits(text);
+  if (!recorded.is_string() || digits == std::string::npos || text.compare(digits - 9, kChecksumLength, recorded.get<std::string>()) != 0)
+    bad(path.string(), "at /checksum: expected the file's own checksum (\"xxh3-128:\" and 32 hex digits, on a line of its own)");
+  if (sealed(text) != text)
+    bad(path.string(), "checksum mismatch: the file is not as rankone model wrote it (damaged, or edited: a model is changed by "
+                       "exporting it again)");
   for (const char* key : {"data", "model", "arrays"})
     if (!header.contains(key) || !header[key].is_object()) bad(path.string(), std::string("at /") + key + ": expected an object");
   for (const char* key : {"left", "right"})
     if (!header["arrays"].contains(key)) bad(path.string(), std::string("at /arrays: expected an array named ") + key);
   SavedModel s;
   s.header = header;
-  const std::regex plain_name("[A-Za-z0-9_]+");
+  s.header.erase("checksum");
   for (const auto& [name, info] : header["arrays"].items()) {
-    if (!std::regex_match(name, plain_name)) bad(path.string(), "at /arrays: '" + name + "' is not a plain name (letters, digits, '_')");
-    const std::filesystem::path file = folder / info.value("file", name + ".npy");
+    const std::string at = "at /arrays/" + name.substr(0, 200);
+    if (!plain_name(name)) bad(path.string(), at + ": '" + name.substr(0, 200) + "' is not a plain name (letters, digits, '_')");
+    if (!info.is_object()) bad(path.string(), at + ": expected an object");
+    for (const char* key : {"file", "dtype", "role", "checksum"})
+      if (!info.contains(key) || !info[key].is_string()) bad(path.string(), at + "/" + key + ": expected a string");
+    if (!info.contains("shape") || !info["shape"].is_array()) bad(path.string(), at + "/shape: expected an array of extents");
+    const std::string file_name = info["file"];
+    if (file_name != name + ".npy") bad(path.string(), at + "/file: expected \"" + name + ".npy\"");
+    const std::filesystem::path file = folder / file_name;
+    if (!std::filesystem::is_regular_file(file, ec))
+      bad(file.string(), std::filesystem::exists(file, ec) ? "not a regular file" : "no such file (model.json lists it)");
+    // Checked before it is parsed: a damaged file is named as damaged, whatever it now holds.
+    if (checksum_of_file(file) != info["checksum"].get<std::string>())
+      bad(file.string(), "checksum mismatch: its data is not what model.json records (" + info["checksum"].get<std::string>() +
+                             "): the file is damaged, or was changed after rankone model wrote it");
     NamedArray a = read_npy(file);
     const std::string dtype = a.integral ? "int64" : "float64";
-    if (info.value("dtype", dtype) != dtype)
-      bad(file.string(), "holds " + dtype + "; model.json says " + info.value("dtype", std::string()));
-    if (info.contains("shape") && info["shape"] != Json(a.shape))
+    if (info["dtype"] != dtype) bad(file.string(), "holds " + dtype + "; model.json says " + info["dtype"].get<std::string>());
+    if (info["shape"] != Json(a.shape))
       bad(file.string(), "has shape " + Json(a.shape).dump() + "; model.json says " + info["shape"].dump());
-    s.header["arrays"][name]["shape"] = a.shape;
-    s.header["arrays"][name]["dtype"] = dtype;
     s.header["arrays"][name].erase("file");
+    s.header["arrays"][name].erase("checksum");
     s.arrays[name] = std::move(a);
   }
   const Json& m = header["model"];
@@ -230,10 +315,7 @@ SavedModel SavedModel::read_checked(const std::filesystem::path& folder) {
                            std::to_string(cols) + ")");
   if (m.value("first_order", false) && !s.arrays.count("w"))
     bad(path.string(), "at /model/first_order: true, but there is no array w");
-  for (const auto& [name, a] : s.arrays)
-    for (const double v : a.reals)
-      if (!std::isfinite(v)) bad(path.string(), "array " + name + " holds a non-finite value");
-  if (!std::isfinite(m["bias"].get<double>())) bad(path.string(), "at /model/bias: not finite");
+  s.check_finite(path.string());
   const Json& prep = header.value("preparation", Json::object());
   if (!prep.is_object()) bad(path.string(), "at /preparation: expected an object");
   const auto prepared = [&](const char* key, std::int64_t actual, const std::string& what) {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "rankone/store/results_store.hpp"
+#include "rankone/store/saved_model.hpp"
 #include "test_support.hpp"
 
 using namespace rankone;
@@ -133,6 +134,21 @@ theirs = np.loadtxt(predicted)
 print("%.3g" % (np.max(np.abs(scores - theirs)) / np.max(np.abs(theirs))))
 )").string();
   CHECK(numpy_difference(script, saved.model, test, saved.predicted) < 1e-12);  // summation order only
+
+  // The checksums as docs/models.md lets anyone check them: its Python block, run on this folder,
+  // passes; and fails on a copy with one byte of model.json changed.
+  const std::string doc = slurp(test::source_dir() / "docs" / "models.md");
+  const auto block = doc.find("```python\nimport re, xxhash");
+  REQUIRE(block != std::string::npos);
+  std::string check = doc.substr(block + 10, doc.find("```", block + 10) - block - 10);
+  for (std::size_t at; (at = check.find("fm-model/")) != std::string::npos;) check.replace(at, 9, saved.model.string() + "/");
+  const auto sealed = test::run_command("/usr/bin/python3 " + s.write("seal.py", check).string() + " 2>&1");
+  INFO(sealed.text);
+  CHECK(sealed.code == 0);
+  std::string forged = slurp(saved.model / "model.json");
+  forged[forged.find("\"bias\": ") + 8] ^= 0x01;
+  std::ofstream(saved.model / "model.json", std::ios::binary) << forged;
+  CHECK(test::run_command("/usr/bin/python3 " + (s / "seal.py").string() + " 2>/dev/null").code != 0);
 
   // The FM model of libFM (estimator fm: M = V V' without its diagonal), through the same script
   // with the diagonal zeroed as docs/models.md says.
@@ -299,7 +315,7 @@ TEST_CASE("model and predict refuse what they cannot do, naming it, with exit 2"
 
   const auto no_folder = test::rankone_cli("predict " + (s / "absent").string() + " " + csv.string());
   CHECK(no_folder.code == 2);
-  CHECK_THAT(no_folder.text, Contains("model.json: cannot be opened"));
+  CHECK_THAT(no_folder.text, Contains((s / "absent").string() + ": no such model folder"));
 
   const fs::path model = s / "model";
   REQUIRE(test::rankone_cli("model " + (s / "results").string() + " --trial " + only_trial(s / "results") + " --output " +
@@ -322,13 +338,13 @@ TEST_CASE("model and predict refuse what they cannot do, naming it, with exit 2"
   CHECK(bad_option.code == 2);
   CHECK_THAT(bad_option.text, Contains("expected key=value"));
 
-  // model.json and its arrays must agree.
+  // model.json and its arrays must agree (edits resealed: the checksums are tests/hostile's).
   const std::string header = slurp(model / "model.json");
   auto edited = [&](const std::string& from, const std::string& to) {
     std::string text = header;
     REQUIRE(text.find(from) != std::string::npos);
     text.replace(text.find(from), from.size(), to);
-    std::ofstream(model / "model.json") << text;
+    std::ofstream(model / "model.json") << SavedModel::sealed(text);
     return test::rankone_cli("predict " + model.string() + " " + csv.string());
   };
   const auto first_order = edited("\"first_order\": true", "\"first_order\": true, \"x\": 1");
@@ -339,7 +355,7 @@ TEST_CASE("model and predict refuse what they cannot do, naming it, with exit 2"
   const auto typed = edited("\"bias\": ", "\"bias\": \"zero\", \"was\": ");
   CHECK(typed.code == 2);
   CHECK_THAT(typed.text, Contains("at /model/bias: expected a number"));
-  const auto version = edited("\"version\": 1", "\"version\": \"1\"");
+  const auto version = edited("\"version\": 2", "\"version\": \"2\"");
   CHECK(version.code == 2);
   CHECK_THAT(version.text, Contains("at /version"));
   std::ofstream(model / "model.json") << header;
@@ -348,5 +364,5 @@ TEST_CASE("model and predict refuse what they cannot do, naming it, with exit 2"
   std::ofstream(model / "left.npy") << "not numpy";
   const auto damaged = test::rankone_cli("predict " + model.string() + " " + csv.string());
   CHECK(damaged.code == 2);
-  CHECK_THAT(damaged.text, Contains("left.npy: not a .npy file"));
+  CHECK_THAT(damaged.text, Contains("left.npy: checksum mismatch"));
 }

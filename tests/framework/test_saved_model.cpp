@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <limits>
 
 #include "rankone/core/errors.hpp"
 #include "rankone/store/npy.hpp"
@@ -91,6 +92,15 @@ TEST_CASE("npy: arrays round-trip exactly; numpy's C and Fortran orders read the
   CHECK_THROWS_WITH(read_npy(s / "long.npy"), Contains("trailing data"));
   write_raw(s / "huge.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (999999999999999, 999999999999999), }", {1.0});
   CHECK_THROWS_WITH(read_npy(s / "huge.npy"), Contains("truncated data"));  // refused before allocating
+  // The header is read by one scan: any length, no recursion; what is not numpy's dictionary is named.
+  write_raw(s / "wide.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (2," + std::string(60000, ' ') + "), }", {1.0, 2.0});
+  CHECK(read_npy(s / "wide.npy").reals == std::vector<double>{1.0, 2.0});
+  write_raw(s / "open.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (2," + std::string(50000, '(') , {1.0});
+  CHECK_THROWS_WITH(read_npy(s / "open.npy"), Contains("header at character"));
+  write_raw(s / "nodict.npy", "'descr': '<f8'", {1.0});
+  CHECK_THROWS_WITH(read_npy(s / "nodict.npy"), Contains("expected '{'"));
+  write_raw(s / "noshape.npy", "{'descr': '<f8', 'fortran_order': False, }", {1.0});
+  CHECK_THROWS_WITH(read_npy(s / "noshape.npy"), Contains("header without 'shape'"));
 }
 
 TEST_CASE("a saved model round-trips through JSON, the store's blob and a folder, exactly", "[saved_model]") {
@@ -106,7 +116,14 @@ TEST_CASE("a saved model round-trips through JSON, the store's blob and a folder
   CHECK(back.preparation().arrays.count("row_ids") == 1);
   CHECK(back.preparation().arrays.count("left") == 0);
 
-  // A folder that says one thing and holds another is refused, naming the file.
+  // A folder that holds what model.json did not record is refused, naming the file.
   write_npy(s / "model" / "right.npy", NamedArray::of(Matrix(Matrix::Zero(4, 2))));
-  CHECK_THROWS_WITH(SavedModel::read_folder(s / "model"), Contains("right.npy: has shape [4,2]; model.json says [3,2]"));
+  CHECK_THROWS_WITH(SavedModel::read_folder(s / "model"), Contains("right.npy: checksum mismatch"));
+
+  // A non-finite model is not written, and nothing is left behind.
+  SavedModel bad = m;
+  bad.arrays["left"].reals[4] = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH(bad.write_folder(s / "bad"), Contains("array left holds a non-finite value (inf at element 4)"));
+  CHECK(!fs::exists(s / "bad"));
+  for (const auto& e : fs::directory_iterator(s.path())) CHECK(e.path().filename().string().find(".partial") == std::string::npos);
 }

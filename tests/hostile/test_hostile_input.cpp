@@ -8,15 +8,21 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <thread>
 
+#include "rankone/core/checksum.hpp"
+#include "rankone/store/npy.hpp"
 #include "rankone/store/results_store.hpp"
+#include "rankone/store/saved_model.hpp"
 #include "test_support.hpp"
 
 using namespace rankone;
@@ -519,6 +525,161 @@ TEST_CASE("hostile stores", "[hostile][store]") {
     CHECK(std::string(std::istreambuf_iterator<char>(old), std::istreambuf_iterator<char>()) == "previous export\n");
     CHECK(fs::directory_iterator(tiny) != fs::directory_iterator());
     for (const auto& e : fs::directory_iterator(tiny)) CHECK(e.path().filename().string().find(".partial") == std::string::npos);
+  }
+}
+
+namespace {
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+/// Every file of a folder and its bytes: a folder before and after must be the same.
+std::map<std::string, std::string> contents_of(const fs::path& folder) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::directory_iterator(folder)) files[e.path().filename().string()] = slurp(e.path());
+  return files;
+}
+
+/// model.json rewritten as rankone model would have sealed it, after `edit` and with the arrays'
+/// checksums of the files now in the folder: what a careful forger (or a test) produces.
+void reseal(const fs::path& model, const std::function<void(Json&)>& edit = {}) {
+  Json header = Json::parse(slurp(model / "model.json"));
+  if (edit) edit(header);
+  for (auto& [name, info] : header["arrays"].items())
+    if (name.size() < 200 && fs::exists(model / (name + ".npy"))) info["checksum"] = checksum_of_file(model / (name + ".npy"));
+  header["checksum"] = "xxh3-128:" + std::string(32, '0');
+  std::ofstream(model / "model.json", std::ios::binary) << SavedModel::sealed(header.dump(2) + "\n");
+}
+
+}  // namespace
+
+TEST_CASE("hostile saved models: damage, forgeries, overflow and a failed replace", "[hostile][models]") {
+  test::ScratchDir s("models");
+  const fs::path csv = s.write("train.csv", "y,a,b\n1,0.5,1\n2,1,0\n3,1.5,2\n4,2,1\n5,2.5,3\n6,3,2\n");
+  const fs::path file = s.write("e.json", R"({"name": "m", "seed": 1, "repetitions": 1,
+    "data": {"name": "csv", "file": ")" + csv.string() + R"(", "labels": "y", "test_fraction": 0,
+             "operator": {"name": "symmetric_rank_one", "first_order": true}},
+    "estimators": [{"name": "ridge"}], "metrics": ["samples"]})");
+  REQUIRE(test::rankone_cli("run " + file.string() + " --out " + (s / "results").string() + " --quiet").code == 0);
+  const auto trials = ResultsStore(s / "results", ResultsStore::Access::read_only).trials(false);
+  REQUIRE(trials.size() == 1);
+  const std::string model_of = "model " + (s / "results").string() + " --trial " + trials[0].key + " --output ";
+  const fs::path model = s / "model";
+  REQUIRE(test::rankone_cli(model_of + model.string()).code == 0);
+  const auto pristine = contents_of(model);
+  const auto restore = [&] {
+    fs::remove_all(model);
+    fs::create_directories(model);
+    for (const auto& [name, bytes] : pristine) std::ofstream(model / name, std::ios::binary) << bytes;
+  };
+  const auto predict = [&] { return test::rankone_cli("predict " + model.string() + " " + csv.string()); };
+  const auto refused = [&](const test::CommandOutput& out, const std::vector<std::string>& says) {
+    INFO(out.text);
+    CHECK(out.code == 2);
+    CHECK_THAT(out.text, Catch::Contains("rankone: error: "));  // after predict's notes, if any
+    for (const auto& part : says) CHECK_THAT(out.text, Catch::Contains(part));
+    check_no_crash(out);
+  };
+  REQUIRE(predict().code == 0);
+
+  SECTION("a flipped byte in an array's data") {
+    std::string bytes = pristine.at("left.npy");
+    bytes[bytes.size() - 3] ^= 0x01;
+    std::ofstream(model / "left.npy", std::ios::binary) << bytes;
+    refused(predict(), {(model / "left.npy").string() + ": checksum mismatch"});
+  }
+  SECTION("a flipped byte in model.json") {
+    std::string text = pristine.at("model.json");
+    const auto at = text.find("\"bias\": ") + 8;
+    text[at] = text[at] == '1' ? '2' : '1';
+    std::ofstream(model / "model.json", std::ios::binary) << text;
+    refused(predict(), {(model / "model.json").string() + ": checksum mismatch"});
+  }
+  SECTION("model.json without its checksum, or of the version before checksums") {
+    Json header = Json::parse(pristine.at("model.json"));
+    header.erase("checksum");
+    std::ofstream(model / "model.json") << header.dump(2);
+    refused(predict(), {"model.json: at /checksum: expected the file's own checksum"});
+    header["version"] = 1;
+    std::ofstream(model / "model.json") << header.dump(2);
+    refused(predict(), {"at /version: model format version 1", "export the model again"});
+  }
+  SECTION("a .npy header of 60 000 characters is parsed without recursion") {
+    const std::string bytes = pristine.at("left.npy");
+    const NamedArray left = read_npy(model / "left.npy");
+    REQUIRE(left.shape.size() == 2);
+    std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (" + std::to_string(left.shape[0]) + "," +
+                         std::string(60000, ' ') + std::to_string(left.shape[1]) + "), }";
+    header.append((64 - (12 + header.size() + 1) % 64) % 64, ' ');
+    header += '\n';
+    std::string forged = std::string("\x93NUMPY\x02\x00", 8);
+    for (int i = 0; i < 4; ++i) forged += static_cast<char>((header.size() >> (8 * i)) & 0xff);
+    forged += header + bytes.substr(bytes.size() - static_cast<std::size_t>(left.elements()) * 8);
+    std::ofstream(model / "left.npy", std::ios::binary) << forged;
+    reseal(model);
+    const auto out = predict();
+    INFO(out.text);
+    check_no_crash(out);
+    CHECK(out.code == 0);  // a valid header, however long: the array is read
+  }
+  SECTION("an array name of 60 000 characters") {
+    reseal(model, [](Json& h) { h["arrays"][std::string(60000, 'x') + "-"] = h["arrays"]["w"]; });
+    refused(predict(), {"is not a plain name"});
+  }
+  SECTION("non-finite and overflowing factors") {
+    NamedArray left = read_npy(model / "left.npy");
+    left.reals[0] = std::numeric_limits<double>::quiet_NaN();
+    write_npy(model / "left.npy", left);
+    reseal(model);
+    refused(predict(), {"model.json: array left holds a non-finite value"});
+    left.reals[0] = 1e308;
+    for (double& v : left.reals) v = v == 1e308 ? v : 1e300;
+    write_npy(model / "left.npy", left);
+    reseal(model);
+    refused(predict(), {"model.json: its score of record ", " of " + csv.string() + " is ", "the model's values overflow on it"});
+    const auto to_file = test::rankone_cli("predict " + model.string() + " " + csv.string() + " --output " + (s / "p.txt").string());
+    CHECK(to_file.code == 2);
+    CHECK(!fs::exists(s / "p.txt"));  // no half-written predictions
+  }
+  SECTION("a model path that is a file, a pipe or a folder without model.json; model.json a folder") {
+    refused(test::rankone_cli("predict " + csv.string() + " " + csv.string()), {csv.string() + ": not a folder"});
+    REQUIRE(::mkfifo((s / "fifo").c_str(), 0600) == 0);
+    refused(test::rankone_cli("predict " + (s / "fifo").string() + " " + csv.string()), {(s / "fifo").string() + ": not a folder"});
+    refused(test::rankone_cli("predict " + (s / "absent").string() + " " + csv.string()),
+            {(s / "absent").string() + ": no such model folder"});
+    fs::create_directories(s / "empty");
+    refused(test::rankone_cli("predict " + (s / "empty").string() + " " + csv.string()),
+            {(s / "empty" / "model.json").string() + ": no such file"});
+    fs::create_directories(s / "odd" / "model.json");
+    refused(test::rankone_cli("predict " + (s / "odd").string() + " " + csv.string()),
+            {(s / "odd" / "model.json").string() + ": not a regular file"});
+  }
+  SECTION("a replace that fails midway (file size limit) leaves the old model whole") {
+    // 1 KiB per file: the arrays fit, model.json does not, as on a disk that fills up.
+    const auto out = test::run_command("sh -c 'ulimit -f 1; trap \"\" XFSZ; exec " + test::rankone_binary() + " " + model_of +
+                                       model.string() + "' 2>&1");
+    INFO(out.text);
+    CHECK(out.code == 1);
+    CHECK_THAT(out.text, Catch::Contains("cannot write"));
+    check_no_crash(out);
+    CHECK(contents_of(model) == pristine);
+    for (const auto& e : fs::directory_iterator(s.path())) CHECK(e.path().filename().string().find(".partial") == std::string::npos);
+    REQUIRE(predict().code == 0);
+  }
+  SECTION("rankone model replaces a model folder whole, and no other folder") {
+    std::ofstream(model / "stale.npy") << "left by hand";
+    REQUIRE(test::rankone_cli(model_of + model.string()).code == 0);
+    CHECK(!fs::exists(model / "stale.npy"));
+    CHECK(predict().code == 0);
+    fs::create_directories(s / "notes");
+    std::ofstream(s / "notes" / "thesis.tex") << "chapter 1";
+    const auto out = test::rankone_cli(model_of + (s / "notes").string());
+    CHECK(out.code == 1);
+    CHECK_THAT(out.text, Catch::Contains("cannot write " + (s / "notes").string() + ": it is a folder that holds no model.json"));
+    CHECK(slurp(s / "notes" / "thesis.tex") == "chapter 1");
+    restore();
   }
 }
 

@@ -22,7 +22,7 @@ struct SavedModel {
   ArraySet arrays;  ///< left, right, w (when present) and the preparation's arrays
 
   static constexpr const char* kFormat = "rankone-model";
-  static constexpr int kVersion = 1;
+  static constexpr int kVersion = 2;  ///< 2: model.json carries checksums
 
   /// The model of a finished trial: its final estimate and its source's preparation.
   static SavedModel of(const Estimate& estimate, const DataSource& source, const Json& data_config,
@@ -40,10 +40,18 @@ struct SavedModel {
   /// A stored header and blob; an InputError when they do not match.
   static SavedModel unpack(const Json& header, const std::string& blob);
 
-  /// Writes `folder`/model.json and `folder`/NAME.npy per array (the folder is created).
+  /// Writes `folder`/model.json and `folder`/NAME.npy per array, whole or not at all: a folder
+  /// beside it, synced, replaces it in one rename (an existing folder must be a model folder).
+  /// model.json records each array's checksum and its own. A non-finite value is refused.
   void write_folder(const std::filesystem::path& folder) const;
-  /// Reads a folder `write_folder` wrote (or numpy rewrote); errors name the file.
+  /// Reads a folder `write_folder` wrote, checking both checksums, every array against the header
+  /// and finite values; errors name the file and the field (InputError).
   static SavedModel read_folder(const std::filesystem::path& folder);
+  /// model.json's text with its own checksum filled in: over the bytes with the digits of its
+  /// top-level "checksum" line read as zeros (how write_folder seals it and read_folder checks it).
+  static std::string sealed(std::string text);
+  /// InputError at `where` naming the array and element of a non-finite value, or a non-finite bias.
+  void check_finite(const std::string& where) const;
 
  private:
   static SavedModel read_checked(const std::filesystem::path& folder);
