@@ -1,4 +1,4 @@
-// Trial isolation: hosts started by exec, a forked child per trial, limits watched by the host.
+// Trial isolation: hosts started by exec, each in a process group of its own, limits watched by the supervisor.
 #include "isolation.hpp"
 
 #include <fcntl.h>
@@ -10,12 +10,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <deque>
 #include <fstream>
 #include <iostream>
+#include <string_view>
 
 #include "rankone/core/errors.hpp"
 #include "rankone/interfaces/estimator.hpp"
@@ -29,6 +31,16 @@ namespace {
 /// Lines of a dead trial's output kept with its record, and the bytes kept to find them.
 constexpr std::size_t kStderrTailLines = 20;
 constexpr std::size_t kOutputTailBytes = 1 << 16;
+
+/// The protocol's frames from the host: "rankone-reply BYTES\n" and a reply of that many bytes
+/// of JSON, or a heartbeat. Bytes a plugin writes to the descriptor by accident are not a frame,
+/// and the announced length bounds what the supervisor buffers.
+constexpr std::string_view kReplyTag = "rankone-reply ";
+constexpr std::string_view kBeat = "rankone-beat\n";
+/// A host beats at most this often (a beat per step would cost a system call per step).
+constexpr double kBeatSeconds = 0.25;
+/// The descriptor the host replies on is at least this number, away from the ones plugins use.
+constexpr int kProtocolDescriptor = 64;
 
 [[noreturn]] void system_failure(const std::string& what) {
   throw std::runtime_error(what + ": " + std::strerror(errno));
@@ -139,10 +151,22 @@ std::int64_t default_memory_limit_mb(int concurrent_trials) {
 
 int trial_host_main() {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the host ends with the process that started it
-  // The protocol keeps the original stdout; whatever plugins print on stdout joins stderr.
-  const int protocol = ::dup(STDOUT_FILENO);
+  // The protocol keeps the original stdout, on a high descriptor that programs a plugin starts do
+  // not inherit; whatever plugins print on stdout joins stderr.
+  const int protocol = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, kProtocolDescriptor);
+  if (protocol < 0) return 1;
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
-  auto reply = [protocol](const Json& j) { write_all(protocol, j.dump() + "\n"); };
+  auto reply = [protocol](const Json& j) {
+    const std::string text = j.dump();
+    write_all(protocol, std::string(kReplyTag) + std::to_string(text.size()) + "\n" + text);
+  };
+  double last_beat = -kBeatSeconds;
+  const auto beat = [&](int /*iteration*/) {
+    if (const double t = now_seconds(); t - last_beat >= kBeatSeconds) {
+      last_beat = t;
+      write_all(protocol, std::string(kBeat));
+    }
+  };
   std::string line;
   if (!std::getline(std::cin, line)) return 0;
   Registry registry;
@@ -162,7 +186,8 @@ int trial_host_main() {
     try {
       const TrialSpec spec = trial_spec_from_json(Json::parse(line).at("trial"));
       reset_own_peak();
-      TrialRecord rec = run_trial(spec, registry);
+      last_beat = -kBeatSeconds;
+      TrialRecord rec = run_trial(spec, registry, beat);
       rec.diagnostics["peak_memory_mb"] = own_peak_mb();
       answer = Json{{"record", trial_to_json(rec)}};
     } catch (const ConfigError& e) {  // the supervisor names the experiment file
@@ -225,7 +250,7 @@ TrialHost::~TrialHost() {
   for (int fd : {to_host_, from_host_, host_output_})
     if (fd >= 0) ::close(fd);
   if (pid_ > 0) {
-    ::kill(pid_, SIGKILL);
+    ::kill(-pid_, SIGKILL);  // the host's process group: it and whatever its plugins started
     while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
     }
   }
@@ -235,6 +260,7 @@ void TrialHost::send(const TrialSpec& spec) {
   in_flight_ = spec;
   output_.clear();
   started_ = now_seconds();
+  last_beat_ = started_;
   peak_seen_mb_ = 0.0;
   // A host that died meanwhile cannot be written to; advance() then finds it gone and says why.
   write_all(to_host_, Json{{"trial", trial_spec_to_json(spec)}}.dump() + "\n");
@@ -246,6 +272,9 @@ void TrialHost::add_poll_fds(std::vector<pollfd>& fds) const {
 }
 
 HostReply TrialHost::ended(const std::string& limit_reason) {
+  // The whole group ends: a child a plugin forked must not outlive its trial, or hold its pipes.
+  // The host is reaped only after, so its pid (the group's id) cannot have been reused.
+  ::kill(-pid_, SIGKILL);
   int status = 0;
   rusage usage{};
   while (::wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
@@ -280,6 +309,70 @@ HostReply TrialHost::ended(const std::string& limit_reason) {
   return r;
 }
 
+std::optional<HostReply> TrialHost::take_frames() {
+  while (!replies_.empty()) {
+    const std::string_view front(replies_);
+    if (front.substr(0, kBeat.size()) == kBeat) {
+      last_beat_ = now_seconds();
+      replies_.erase(0, kBeat.size());
+      continue;
+    }
+    const auto prefix_of = [&](std::string_view frame) { return front.size() < frame.size() && frame.substr(0, front.size()) == front; };
+    if (prefix_of(kBeat) || prefix_of(kReplyTag)) return std::nullopt;  // the rest is on its way
+    if (front.substr(0, kReplyTag.size()) != kReplyTag) {
+      std::string shown;
+      for (const char c : front.substr(0, 60)) shown += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+      return ended("wrote to its reply descriptor what is not a reply ('" + shown + "'; a plugin writing to it?)");
+    }
+    const std::size_t newline = front.find('\n');
+    const std::string_view digits = front.substr(kReplyTag.size(), newline == std::string_view::npos ? std::string_view::npos : newline - kReplyTag.size());
+    if (digits.size() > 19 || digits.find_first_not_of("0123456789") != std::string_view::npos || (newline != std::string_view::npos && digits.empty()))
+      return ended("sent a malformed reply header on its reply descriptor");
+    if (newline == std::string_view::npos) return std::nullopt;
+    const std::uint64_t bytes = std::stoull(std::string(digits));
+    if (bytes > max_reply_bytes())
+      return ended("announced a reply of " + std::to_string(bytes) + " bytes, over the bound of " +
+                    std::to_string(max_reply_bytes()) + " (four times the trial's memory limit)");
+    const std::size_t frame = newline + 1 + bytes;
+    if (replies_.size() < frame) {
+      replies_.reserve(frame);  // exactly the reply: no doubling past it
+      return std::nullopt;
+    }
+    const Json j = Json::parse(replies_.begin() + static_cast<std::ptrdiff_t>(newline + 1),
+                               replies_.begin() + static_cast<std::ptrdiff_t>(frame), nullptr, false);
+    replies_.erase(0, frame);
+    if (j.is_discarded() || !j.is_object()) return ended("sent a reply that is not a JSON object");
+    HostReply r;
+    try {
+      if (j.contains("record")) {
+        r.record = trial_from_json(j["record"]);
+      } else if (j.contains("config_error")) {
+        r.kind = HostReply::Kind::config_error;
+        r.message = j["config_error"].get<std::string>();
+      } else if (j.contains("input_error")) {
+        r.kind = HostReply::Kind::input_error;
+        r.message = j["input_error"].get<std::string>();
+      } else if (j.contains("runtime_error")) {
+        r.kind = HostReply::Kind::runtime_error;
+        r.message = j["runtime_error"].get<std::string>();
+      } else {
+        return ended("sent a reply of no known kind");
+      }
+    } catch (const std::exception& e) {
+      return ended(std::string("sent a malformed reply (") + e.what() + ")");
+    }
+    in_flight_.reset();
+    return r;
+  }
+  return std::nullopt;
+}
+
+std::uint64_t TrialHost::max_reply_bytes() const {
+  constexpr std::uint64_t kMiB = 1 << 20;
+  return config_.limits.memory_mb ? std::max<std::uint64_t>(64 * kMiB, 4 * kMiB * static_cast<std::uint64_t>(*config_.limits.memory_mb))
+                                  : std::uint64_t{4} << 30;
+}
+
 std::optional<HostReply> TrialHost::advance() {
   // What the trial prints still reaches the user, as it did in one process.
   const std::size_t before = output_.size();
@@ -290,38 +383,45 @@ std::optional<HostReply> TrialHost::advance() {
     if (output_.size() > 2 * kOutputTailBytes) output_.erase(0, output_.size() - kOutputTailBytes);
   }
   const bool open = read_some(from_host_, replies_);
-  const auto newline = replies_.find('\n');
-  if (newline != std::string::npos) {
-    const Json j = Json::parse(replies_.substr(0, newline));
-    replies_.erase(0, newline + 1);
-    HostReply r;
-    if (j.contains("record")) {
-      r.record = trial_from_json(j["record"]);
-    } else if (j.contains("config_error")) {
-      r.kind = HostReply::Kind::config_error;
-      r.message = j["config_error"].get<std::string>();
-    } else if (j.contains("input_error")) {
-      r.kind = HostReply::Kind::input_error;
-      r.message = j["input_error"].get<std::string>();
-    } else {
-      r.kind = HostReply::Kind::runtime_error;
-      r.message = j.value("runtime_error", std::string("trial host: malformed reply"));
-    }
-    in_flight_.reset();
-    return r;
+  if (auto r = take_frames()) return r;
+  // The host's exit, not its pipes' end: a child it forked may hold them open. (WNOWAIT: reaped in
+  // ended().) A host that closed them is usually exiting: its status, not the closing, is the cause.
+  siginfo_t info{};
+  const auto has_exited = [&] {
+    return ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid_;
+  };
+  bool exited = has_exited();
+  for (int waited = 0; !open && !exited && waited < 100; ++waited) {
+    ::usleep(10000);
+    exited = has_exited();
   }
-  if (!open) return ended("");
+  if (exited || !open) {
+    if (open) read_some(from_host_, replies_);  // what it wrote before it went
+    if (auto r = take_frames()) {
+      r->host_ended = true;
+      ::kill(-pid_, SIGKILL);
+      while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+      }
+      pid_ = -1;
+      return r;
+    }
+    return ended(exited ? "" : "closed its reply descriptor before replying");
+  }
   if (!in_flight_) return std::nullopt;
   const double rss = resident_mb(pid_);
   peak_seen_mb_ = std::max(peak_seen_mb_, rss);
+  const double now = now_seconds();
   std::string limit;
-  if (config_.limits.seconds && now_seconds() - started_ > *config_.limits.seconds)
+  if (config_.limits.seconds && now - started_ > *config_.limits.seconds)
     limit = "exceeded the wall-time limit of " + format_seconds(*config_.limits.seconds);
   else if (config_.limits.memory_mb && rss > static_cast<double>(*config_.limits.memory_mb))
     limit = "exceeded the memory limit of " + format_mb(static_cast<double>(*config_.limits.memory_mb)) + " (resident " +
             format_mb(rss) + ")";
+  else if (config_.limits.stall_seconds && now - last_beat_ > *config_.limits.stall_seconds)
+    limit = "made no progress for " + format_seconds(*config_.limits.stall_seconds) +
+            ": neither its start nor an iteration finished (the stall limit: --trial-stall or limits.trial_stall_seconds "
+            "sets it, none or null lifts it)";
   if (limit.empty()) return std::nullopt;
-  ::kill(pid_, SIGKILL);
   return ended("was stopped: it " + limit);
 }
 

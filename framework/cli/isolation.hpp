@@ -12,10 +12,18 @@
 // a fresh host for the next trial. A host resets its peak-memory mark before each trial, so every
 // record carries its own peak.
 //
-// Protocol (JSON, one object per line): to the host, first {"plugin_paths": [...]}, then one
-// {"trial": spec} at a time; from the host, one reply per trial: {"record": trial},
-// {"config_error": message}, {"input_error": message} or {"runtime_error": message}. The host's stderr (and what plugins
-// print on stdout) comes back on a pipe of its own.
+// Each host runs in a process group of its own, ended whole with its trial or the study (a
+// child a plugin forks does not outlive it); the supervisor watches the host's exit, not its
+// pipes. A trial that finishes neither its start nor an iteration for the stall limit (600 s by
+// default) is stopped: a hang costs one trial, never the study.
+//
+// Protocol: to the host (JSON, one object per line), first {"plugin_paths": [...]}, then one
+// {"trial": spec} at a time. From the host, on a close-on-exec descriptor of its own, frames:
+// "rankone-beat\n" after the start and the steps (at most four a second), and per trial
+// "rankone-reply BYTES\n" and a JSON reply of that length: {"record": trial},
+// {"config_error": message}, {"input_error": message} or {"runtime_error": message}. Anything
+// else there, or a reply over its bound, fails the trial with that cause. The host's stderr (and
+// what plugins print on stdout) comes back on a pipe of its own.
 #include <poll.h>
 
 #include <filesystem>
@@ -67,7 +75,13 @@ class TrialHost {
   HostReply wait_reply();
 
  private:
-  HostReply ended(const std::string& limit_reason);
+  /// Ends the host's process group and answers for the trial in flight with `cause` (or the
+  /// host's own end when empty).
+  HostReply ended(const std::string& cause);
+  /// The frames at the front of what the host wrote: beats feed the stall watch, a whole reply is
+  /// returned; bytes that are not a frame, or a reply over max_reply_bytes(), end the host.
+  std::optional<HostReply> take_frames();
+  std::uint64_t max_reply_bytes() const;
   HostConfig config_;
   int pid_ = -1;
   int to_host_ = -1;
@@ -77,6 +91,7 @@ class TrialHost {
   std::string output_;   // what the trial in flight printed (its tail)
   std::optional<TrialSpec> in_flight_;
   double started_ = 0.0;       // steady-clock seconds when the trial was sent
+  double last_beat_ = 0.0;     // when the trial last finished its start or an iteration
   double peak_seen_mb_ = 0.0;  // the largest resident memory seen during the trial
 };
 

@@ -50,15 +50,16 @@ constexpr const char* kUsage = R"(usage: rankone <command> [arguments]
 
 commands:
   run FILE [key.path=value ...] [--out DIR] [--jobs N] [--quiet] [--report]
-         [--trial-seconds S] [--trial-memory MB] [--max-memory MB] [--keep-stale | --rerun-all]
-         [--in-process]
+         [--trial-seconds S] [--trial-memory MB] [--trial-stall S|none] [--max-memory MB]
+         [--keep-stale | --rerun-all] [--in-process]
                       run an experiment; results go to DIR (default results/<name>)
                       and completed trials already there are skipped; --report also
                       writes DIR/report.html; under mpirun, rank 0 owns DIR.
                       Every trial runs in a process of its own: one that crashes,
                       hangs or passes a limit (--trial-seconds, --trial-memory, or the
                       experiment's "limits") is recorded failed with the cause, and the
-                      study goes on. Trials stored by code that has changed since (stale)
+                      study goes on. A trial that finishes no iteration for 600 s is
+                      stopped as stalled (--trial-stall S sets that time, none lifts it). Trials stored by code that has changed since (stale)
                       run again and replace the stored ones; --keep-stale keeps them,
                       --rerun-all runs every trial again. --in-process runs trials on
                       threads of this process, without isolation (for debugging); it
@@ -283,6 +284,17 @@ TrialLimits trial_limits(const Args& a, const Plan& plan, int concurrent_trials)
                        a.options.at("--trial-seconds") + "'");
     limits.seconds = s;
   }
+  if (a.options.count("--trial-stall")) {
+    const std::string& given = a.options.at("--trial-stall");
+    if (given == "none") {
+      limits.stall_seconds.reset();
+    } else {
+      const double s = parse_number("--trial-stall", given);
+      if (!(s >= TrialLimits::kMinStallSeconds))
+        throw UsageError("--trial-stall: expected a number of seconds ≥ 1, or none, found '" + given + "'");
+      limits.stall_seconds = s;
+    }
+  }
   if (const auto mb = megabytes_option(a, "--trial-memory")) limits.memory_mb = *mb;
   if (!limits.memory_mb) limits.memory_mb = isolation::default_memory_limit_mb(concurrent_trials);
   // A trial is stopped at --max-memory too: what was refused above it before running is not let
@@ -314,8 +326,10 @@ int cmd_run(const Args& a, const std::string& cmdline) {
     std::vector<std::string> limits;
     for (const char* option : {"--trial-seconds", "--trial-memory"})
       if (a.options.count(option)) limits.push_back(option);
+    if (a.options.count("--trial-stall") && a.options.at("--trial-stall") != "none") limits.push_back("--trial-stall");
     if (plan.limits.seconds) limits.push_back(a.positional[0] + "'s limits.trial_seconds");
     if (plan.limits.memory_mb) limits.push_back(a.positional[0] + "'s limits.trial_memory_mb");
+    if (plan.limits.stall_seconds != TrialLimits{}.stall_seconds) limits.push_back(a.positional[0] + "'s limits.trial_stall_seconds");
     if (!limits.empty()) {
       std::string named;
       for (const auto& l : limits) named += (named.empty() ? "" : ", ") + l;
@@ -690,7 +704,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (cmd == "run")
-      return cmd_run(parse_args(argc, argv, 2, {"--out", "--jobs", "--trial-seconds", "--trial-memory", "--max-memory"},
+      return cmd_run(parse_args(argc, argv, 2, {"--out", "--jobs", "--trial-seconds", "--trial-memory", "--trial-stall", "--max-memory"},
                                 {"--quiet", "--report", "--keep-stale", "--rerun-all", "--in-process"}),
                      command_line(argc, argv));
     if (cmd == "plan") return cmd_plan(parse_args(argc, argv, 2, {"--out", "--max-memory"}, {}));

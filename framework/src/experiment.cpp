@@ -460,7 +460,8 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry, co
   Plan plan;
   if (doc.contains("limits")) {
     const Json& l = doc["limits"];
-    if (!l.is_object()) ctx.fail("/limits", "an object {\"trial_seconds\": s, \"trial_memory_mb\": m}", l);
+    if (!l.is_object())
+      ctx.fail("/limits", "an object {\"trial_seconds\": s, \"trial_memory_mb\": m, \"trial_stall_seconds\": s}", l);
     for (auto it = l.begin(); it != l.end(); ++it) {
       if (it.key() == "trial_seconds") {
         if (!it->is_number() || !(it->get<double>() >= TrialLimits::kMinSeconds))
@@ -469,8 +470,13 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry, co
       } else if (it.key() == "trial_memory_mb") {
         if (!it->is_number_integer() || it->get<std::int64_t>() < 1) ctx.fail("/limits/trial_memory_mb", "an integer ≥ 1 (MiB)", *it);
         plan.limits.memory_mb = it->get<std::int64_t>();
+      } else if (it.key() == "trial_stall_seconds") {
+        if (!it->is_null() && (!it->is_number() || !(it->get<double>() >= TrialLimits::kMinStallSeconds)))
+          ctx.fail("/limits/trial_stall_seconds", "a number of seconds ≥ 1, or null (no stall limit)", *it);
+        plan.limits.stall_seconds = it->is_null() ? std::nullopt : std::optional<double>(it->get<double>());
       } else {
-        ctx.fail_message("/limits/" + it.key(), "unknown key '" + it.key() + "'; expected \"trial_seconds\" or \"trial_memory_mb\"");
+        ctx.fail_message("/limits/" + it.key(), "unknown key '" + it.key() +
+                                                    "'; expected \"trial_seconds\", \"trial_memory_mb\" or \"trial_stall_seconds\"");
       }
     }
   }

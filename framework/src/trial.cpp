@@ -100,7 +100,7 @@ TrialRecord unfinished_record(const TrialSpec& spec) {
   return rec;
 }
 
-TrialRecord run_trial(const TrialSpec& spec, const Registry& registry) {
+TrialRecord run_trial(const TrialSpec& spec, const Registry& registry, const std::function<void(int)>& heartbeat) {
   TrialRecord rec = unfinished_record(spec);
 
   // A plugin that fails while being built or opened costs its trial, not the study.
@@ -199,6 +199,7 @@ TrialRecord run_trial(const TrialSpec& spec, const Registry& registry) {
     estimator->start(*source, rng);
     clock.pause();
     int iteration = 0;
+    if (heartbeat) heartbeat(iteration);
     // A failure declared in start is final: there is no model to evaluate. (A one-shot estimator
     // ends in start with a success status and its model is evaluated.)
     const Status started = estimator->summary().status;
@@ -215,6 +216,7 @@ TrialRecord run_trial(const TrialSpec& spec, const Registry& registry) {
       more = estimator->step(*source);
       clock.pause();
       ++iteration;
+      if (heartbeat) heartbeat(iteration);
       if (more)
         if (auto verdict = rules.after_step(progress(iteration))) {
           stop_with(std::move(*verdict));

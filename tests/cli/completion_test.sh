@@ -16,7 +16,7 @@ experiment="$source_dir/experiments/quickstart.json"
 expect "describe" de
 expect "test-plugin" test-
 expect "gfm_one_pass" describe gfm_o
-expect "--trial-memory --trial-seconds" run "$experiment" --tr
+expect "--trial-memory --trial-seconds --trial-stall" run "$experiment" --tr
 expect "estimators.0.rank=" run "$experiment" estimators.0.ra
 expect "data.eigenvalues=" validate "$experiment" data.eig
 expect "estimators.1.name=spectral" run "$experiment" estimators.1.name=spec  # an estimator, not the start

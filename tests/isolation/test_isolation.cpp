@@ -3,6 +3,8 @@
 // with changed code makes its stored trials stale; stores of other schema versions.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+
 #include <filesystem>
 #include <map>
 #include <set>
@@ -124,6 +126,69 @@ TEST_CASE("the command-line limits override the experiment's", "[isolation]") {
   CHECK(test::rankone_cli("run " + file.string() + " --trial-memory 1.5").code == 2);
   CHECK(test::rankone_cli("run " + file.string() + " limits.trial_memory_mb=0").code == 2);
   CHECK(test::rankone_cli("run " + file.string() + " limits.wall=3").code == 2);
+}
+
+TEST_CASE("a plugin's child, its writes on the reply descriptor and a hang with no limit set cost one trial each",
+          "[isolation]") {
+  test::ScratchDir s("supervisor");
+  std::string estimators = R"({"name": "spectral", "label": "healthy", "rank": 1, "batch_size": 500})";
+  for (const char* b : {"fork_and_crash", "write_to_pipes", "flood_pipes", "hang"})
+    estimators += std::string(R"(, {"name": "hostile", "label": ")") + b + R"(", "behaviour": ")" + b + "\"}";
+  const auto file = s.write("supervisor.json", R"({"name": "supervisor", "seed": 3, "repetitions": 1,
+    "plugin_paths": [")" + (kPlugins / "libisolation_hostile.so").string() + R"("],
+    "data": {"name": "synthetic", "d": 10, "rank": 1},
+    "estimators": [)" + estimators + R"(], "metrics": ["samples"]})");
+  const fs::path out = s.path() / "out";
+  // No wall-time limit: only the stall watchdog (here 2 s instead of its default) ends the hang.
+  const auto result = test::run_command("timeout 120 " + test::rankone_binary() + " run " + file.string() + " --out " +
+                                        out.string() + " --jobs 2 --trial-stall 2 2>&1");
+  INFO(result.text);
+  CHECK(result.code == 1);
+  CHECK_THAT(result.text, Catch::Contains("5 run now, 0 already complete, 4 failed or diverged"));
+  const std::map<std::string, std::string> cause = {
+      {"fork_and_crash", "killed by SIGSEGV"},
+      {"write_to_pipes", "wrote to its reply descriptor what is not a reply"},
+      {"flood_pipes", "wrote to its reply descriptor what is not a reply ('xxxx"},
+      {"hang", "made no progress for 2 s"},
+  };
+  for (const auto& t : ResultsStore(out).trials(false)) {
+    INFO(t.label << ": " << t.status << ": " << t.message);
+    if (t.label == "healthy") {
+      CHECK(t.status == "converged");
+      continue;
+    }
+    CHECK(t.status == "failed");
+    CHECK_THAT(t.message, Catch::Contains(cause.at(t.label)));
+    if (t.label == "fork_and_crash") {  // the child ended with its trial's process group
+      const std::string tail = t.diagnostics["stderr_tail"].dump();
+      const auto at = tail.find("hostile: child ");
+      REQUIRE(at != std::string::npos);
+      const int child = std::stoi(tail.substr(at + 15));
+      CHECK(::kill(child, 0) != 0);
+    }
+  }
+  CHECK(sql(ResultsStore::database_path(out), "PRAGMA integrity_check") == "ok\n");
+}
+
+TEST_CASE("the stall limit is validated, lifted with none or null, and refused by --in-process", "[isolation]") {
+  test::ScratchDir s("stall");
+  const auto file = s.write("e.json", R"({"name": "stall", "repetitions": 1,
+    "data": {"name": "synthetic", "d": 10, "rank": 1},
+    "estimators": [{"name": "spectral", "rank": 1, "batch_size": 100}], "metrics": ["samples"]})");
+  const std::string out = " --out " + (s.path() / "out").string();
+  CHECK(test::rankone_cli("run " + file.string() + out + " --trial-stall none").code == 0);
+  CHECK(test::rankone_cli("run " + file.string() + out + " --rerun-all limits.trial_stall_seconds=null").code == 0);
+  const auto bad = test::rankone_cli("run " + file.string() + out + " --trial-stall 0");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.text, Catch::Contains("--trial-stall: expected a number of seconds ≥ 1, or none, found '0'"));
+  const auto bad_json = test::rankone_cli("run " + file.string() + out + " limits.trial_stall_seconds=\"long\"");
+  CHECK(bad_json.code == 2);
+  CHECK_THAT(bad_json.text, Catch::Contains("at /limits/trial_stall_seconds"));
+  const auto threads = test::rankone_cli("run " + file.string() + out + " --in-process --trial-stall 30");
+  CHECK(threads.code == 2);
+  CHECK_THAT(threads.text, Catch::Contains("it cannot honour --trial-stall"));
+  // The default is not a limit the user set: --in-process runs (without the watchdog).
+  CHECK(test::rankone_cli("run " + file.string() + out + " --in-process --rerun-all").code == 0);
 }
 
 TEST_CASE("a plugin rebuilt with changed code makes its trials stale", "[isolation][identity]") {

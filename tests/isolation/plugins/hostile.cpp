@@ -1,10 +1,14 @@
 // A plugin that misbehaves on purpose, in one of the ways a user's plugin can: the isolation tests
 // run it beside healthy estimators and check that each misbehaviour costs only its own trial.
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -44,6 +48,26 @@ class Hostile final : public Estimator {
     if (behaviour_ == "hang")
       while (true) ::pause();
     if (behaviour_ == "throw_int") throw 42;
+    if (behaviour_ == "fork_and_crash") {  // a child that keeps every descriptor of the host, then a crash
+      const pid_t child = ::fork();
+      if (child == 0)
+        while (true) ::pause();
+      std::fprintf(stderr, "hostile: child %d\n", static_cast<int>(child));
+      std::raise(SIGSEGV);
+    }
+    if (behaviour_ == "write_to_pipes" || behaviour_ == "flood_pipes") {
+      // Into every pipe the process holds past stdio, as a plugin scribbling on a stray descriptor:
+      // a line of text, or 200 MiB without a newline.
+      const std::string block = behaviour_ == "write_to_pipes" ? std::string("{\"oops\": 1}\n") : std::string(1 << 20, 'x');
+      const int blocks = behaviour_ == "write_to_pipes" ? 1 : 200;
+      for (int fd = 3; fd < 1024; ++fd) {
+        struct stat st {};
+        if (::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) continue;
+        for (int b = 0; b < blocks; ++b)
+          if (::write(fd, block.data(), block.size()) < 0) break;
+      }
+      while (true) ::pause();  // what it wrote is what must end the trial
+    }
     if (behaviour_ == "unresolved_symbol") rankone_test_symbol_that_does_not_exist();
     if (behaviour_ == "huge_allocation") {
       std::vector<double> v(std::size_t{1} << 44);  // 128 TiB: the allocation itself fails
@@ -72,7 +96,7 @@ PluginDescriptor describe() {
   r.summary = "misbehaves on purpose (isolation tests)";
   r.schema.choice("behaviour", "segfault",
                   {"none", "segfault", "abort", "exit", "hang", "throw_int", "unresolved_symbol", "huge_allocation",
-                   "runaway_allocation"},
+                   "runaway_allocation", "fork_and_crash", "write_to_pipes", "flood_pipes"},
                   "how the first step misbehaves");
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> { return std::make_unique<Hostile>(p); };
   d.registrations.push_back(std::move(r));

@@ -86,6 +86,11 @@ struct TrialLimits {
   static constexpr double kMinSeconds = 1e-3;
   std::optional<double> seconds;         ///< wall time
   std::optional<std::int64_t> memory_mb; ///< resident memory, MiB
+  /// A trial that finishes neither its start nor an iteration for this long is stopped, so one
+  /// hang costs one trial, never the study: on unless lifted (null, --trial-stall none).
+  static constexpr double kDefaultStallSeconds = 600;
+  static constexpr double kMinStallSeconds = 1;  ///< a host beats at most four times a second
+  std::optional<double> stall_seconds = kDefaultStallSeconds;
 };
 
 struct Plan {

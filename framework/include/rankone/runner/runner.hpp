@@ -16,8 +16,9 @@ namespace rankone {
 /// Runs one trial to completion in this process. A diverging estimator (non-finite estimate) ends
 /// with status `diverged` and no non-finite rows; an exception from the estimator (of any type)
 /// ends it with `failed`; a terminal status set in `start` is kept and no metric is evaluated.
-/// Bad input (InputError) propagates.
-TrialRecord run_trial(const TrialSpec& spec, const Registry& registry);
+/// Bad input (InputError) propagates. `heartbeat`, when given, is called with the iteration after
+/// the start and after every step (what a supervisor's stall watchdog listens to).
+TrialRecord run_trial(const TrialSpec& spec, const Registry& registry, const std::function<void(int)>& heartbeat = {});
 /// The record of a trial that has not run: its identity, configuration and code, no points, status
 /// `running` (for a supervisor to fill in when the trial's process dies).
 TrialRecord unfinished_record(const TrialSpec& spec);
