@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <utility>
 #include <fstream>
 #include <iostream>
 #include <string_view>
@@ -46,7 +47,17 @@ constexpr int kProtocolDescriptor = 64;
   throw std::runtime_error(what + ": " + std::strerror(errno));
 }
 
-/// Writes all of `text`; false when the reader is gone (EPIPE: SIGPIPE is ignored in supervisors).
+void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+std::string signal_text(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  const char* description = strsignal(sig);
+  return (abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig)) +
+         (description ? " (" + std::string(description) + ")" : "");
+}
+
+}  // namespace
+
 bool write_all(int fd, const std::string& text) {
   std::size_t done = 0;
   while (done < text.size()) {
@@ -61,8 +72,7 @@ bool write_all(int fd, const std::string& text) {
   return true;
 }
 
-/// Reads what is available on a non-blocking descriptor; false at end of file.
-bool read_some(int fd, std::string& into) {
+bool read_available(int fd, std::string& into) {
   char buf[65536];
   while (true) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
@@ -77,36 +87,10 @@ bool read_some(int fd, std::string& into) {
   }
 }
 
-void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
-
-std::string signal_text(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  const char* description = strsignal(sig);
-  return (abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(sig)) +
-         (description ? " (" + std::string(description) + ")" : "");
+void keep_tail(std::string& output) {
+  if (output.size() > 2 * kOutputTailBytes) output.erase(0, output.size() - kOutputTailBytes);
 }
 
-/// Resident memory of a process in MiB, from /proc (0 when it is gone).
-double resident_mb(pid_t pid) {
-  std::ifstream statm("/proc/" + std::to_string(pid) + "/statm");
-  long pages_total = 0, pages_resident = 0;
-  if (!(statm >> pages_total >> pages_resident)) return 0.0;
-  return static_cast<double>(pages_resident) * static_cast<double>(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
-}
-
-std::string format_mb(double mb) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f MiB", mb);
-  return buf;
-}
-
-std::string format_seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g s", s);
-  return buf;
-}
-
-/// The last lines of a text, at most `n`, without empty ones.
 std::vector<std::string> last_lines(const std::string& text, std::size_t n) {
   std::deque<std::string> lines;
   std::size_t start = 0;
@@ -123,9 +107,126 @@ std::vector<std::string> last_lines(const std::string& text, std::size_t n) {
   return {lines.begin(), lines.end()};
 }
 
+std::string exit_cause(int status, const std::string& work) {
+  if (status == -1) return "ended (its status is lost)";
+  if (WIFSIGNALED(status)) return "was killed by " + signal_text(WTERMSIG(status));
+  if (WIFEXITED(status))
+    return "exited with code " + std::to_string(WEXITSTATUS(status)) + " before " + work + " finished" +
+           (WEXITSTATUS(status) == 0 ? " (a plugin called exit()?)" : "");
+  return "ended in an unknown way (wait status " + std::to_string(status) + ")";
+}
+
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+
+std::string format_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
+int protocol_descriptor() {
+  const int protocol = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, kProtocolDescriptor);
+  if (protocol < 0) system_failure("cannot move the protocol to a descriptor of its own");
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  return protocol;
+}
+
+Child spawn_rankone(const std::filesystem::path& executable, const std::vector<std::string>& args) {
+  ::signal(SIGPIPE, SIG_IGN);  // a child that dies must not take its supervisor with it
+  int in[2], out[2], err[2];
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
+    system_failure("cannot create pipes to a child process");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+  // A process group of its own: the terminal's Ctrl-C reaches the supervisor, which decides, and
+  // the child ends with everything it started.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  const std::string exe = executable.string();
+  std::vector<std::string> words{"rankone"};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  Child c;
+  const int rc = ::posix_spawn(&c.pid, exe.c_str(), &actions, &attributes, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  for (int fd : {in[0], out[1], err[1]}) ::close(fd);
+  if (rc != 0) {
+    c.pid = -1;
+    for (int fd : {in[1], out[0], err[0]}) ::close(fd);
+    errno = rc;
+    system_failure("cannot start " + exe + " " + (args.empty() ? "" : args[0]));
+  }
+  c.to_child = in[1];
+  c.from_child = out[0];
+  c.output = err[0];
+  set_nonblocking(c.from_child);
+  set_nonblocking(c.output);
+  return c;
+}
+
+Child::Child(Child&& o) noexcept { *this = std::move(o); }
+
+Child& Child::operator=(Child&& o) noexcept {
+  if (this != &o) {
+    end();
+    pid = std::exchange(o.pid, -1);
+    to_child = std::exchange(o.to_child, -1);
+    from_child = std::exchange(o.from_child, -1);
+    output = std::exchange(o.output, -1);
+  }
+  return *this;
+}
+
+Child::~Child() { end(); }
+
+bool Child::exited() const {
+  siginfo_t info{};
+  return pid > 0 && ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+int Child::end(::rusage* usage) {
+  int status = -1;
+  if (pid > 0) {
+    // The group first: the child is reaped only after, so its pid (the group's id) is not reused.
+    ::kill(-pid, SIGKILL);
+    rusage ignored{};
+    while (::wait4(pid, &status, 0, usage ? usage : &ignored) < 0 && errno == EINTR) {
+    }
+    pid = -1;
+  }
+  for (int* fd : {&to_child, &from_child, &output})
+    if (*fd >= 0) {
+      ::close(*fd);
+      *fd = -1;
+    }
+  return status;
+}
+
+namespace {
+/// Resident memory of a process in MiB, from /proc (0 when it is gone).
+double resident_mb(pid_t pid) {
+  std::ifstream statm("/proc/" + std::to_string(pid) + "/statm");
+  long pages_total = 0, pages_resident = 0;
+  if (!(statm >> pages_total >> pages_resident)) return 0.0;
+  return static_cast<double>(pages_resident) * static_cast<double>(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+std::string format_mb(double mb) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f MiB", mb);
+  return buf;
+}
+
 
 /// The host's own peak resident memory since the last reset, in MiB (VmHWM).
 double own_peak_mb() {
@@ -153,9 +254,7 @@ int trial_host_main() {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the host ends with the process that started it
   // The protocol keeps the original stdout, on a high descriptor that programs a plugin starts do
   // not inherit; whatever plugins print on stdout joins stderr.
-  const int protocol = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, kProtocolDescriptor);
-  if (protocol < 0) return 1;
-  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  const int protocol = protocol_descriptor();
   auto reply = [protocol](const Json& j) {
     const std::string text = j.dump();
     write_all(protocol, std::string(kReplyTag) + std::to_string(text.size()) + "\n" + text);
@@ -208,52 +307,11 @@ int trial_host_main() {
 
 std::filesystem::path current_executable() { return std::filesystem::read_symlink("/proc/self/exe"); }
 
-TrialHost::TrialHost(const std::filesystem::path& executable, const HostConfig& config) : config_(config) {
-  ::signal(SIGPIPE, SIG_IGN);  // a host that dies must not take its supervisor with it
-  int in[2], out[2], err[2];
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
-    system_failure("trial isolation: cannot create pipes");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
-  // A process group of its own: the terminal's Ctrl-C reaches the supervisor, which decides.
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  const std::string exe = executable.string();
-  char arg0[] = "rankone";
-  char arg1[] = "trial-host";
-  char* argv[] = {arg0, arg1, nullptr};
-  const int rc = ::posix_spawn(&pid_, exe.c_str(), &actions, &attributes, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  for (int fd : {in[0], out[1], err[1]}) ::close(fd);
-  if (rc != 0) {
-    for (int fd : {in[1], out[0], err[0]}) ::close(fd);
-    errno = rc;
-    system_failure("trial isolation: cannot start " + exe + " trial-host");
-  }
-  to_host_ = in[1];
-  from_host_ = out[0];
-  host_output_ = err[0];
-  set_nonblocking(from_host_);
-  set_nonblocking(host_output_);
+TrialHost::TrialHost(const std::filesystem::path& executable, const HostConfig& config)
+    : config_(config), host_(spawn_rankone(executable, {"trial-host"})) {
   Json paths = Json::array();
   for (const auto& p : config.plugin_paths) paths.push_back(p.string());
-  write_all(to_host_, Json{{"plugin_paths", paths}}.dump() + "\n");
-}
-
-TrialHost::~TrialHost() {
-  for (int fd : {to_host_, from_host_, host_output_})
-    if (fd >= 0) ::close(fd);
-  if (pid_ > 0) {
-    ::kill(-pid_, SIGKILL);  // the host's process group: it and whatever its plugins started
-    while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-    }
-  }
+  write_all(host_.to_child, Json{{"plugin_paths", paths}}.dump() + "\n");
 }
 
 void TrialHost::send(const TrialSpec& spec) {
@@ -263,31 +321,19 @@ void TrialHost::send(const TrialSpec& spec) {
   last_beat_ = started_;
   peak_seen_mb_ = 0.0;
   // A host that died meanwhile cannot be written to; advance() then finds it gone and says why.
-  write_all(to_host_, Json{{"trial", trial_spec_to_json(spec)}}.dump() + "\n");
+  write_all(host_.to_child, Json{{"trial", trial_spec_to_json(spec)}}.dump() + "\n");
 }
 
 void TrialHost::add_poll_fds(std::vector<pollfd>& fds) const {
-  fds.push_back({from_host_, POLLIN, 0});
-  fds.push_back({host_output_, POLLIN, 0});
+  fds.push_back({host_.from_child, POLLIN, 0});
+  fds.push_back({host_.output, POLLIN, 0});
 }
 
 HostReply TrialHost::ended(const std::string& limit_reason) {
-  // The whole group ends: a child a plugin forked must not outlive its trial, or hold its pipes.
-  // The host is reaped only after, so its pid (the group's id) cannot have been reused.
-  ::kill(-pid_, SIGKILL);
-  int status = 0;
+  read_available(host_.output, output_);  // whatever it printed last
   rusage usage{};
-  while (::wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
-  }
-  pid_ = -1;
-  read_some(host_output_, output_);  // whatever it printed last
-  std::string cause;
-  if (!limit_reason.empty()) cause = limit_reason;
-  else if (WIFSIGNALED(status)) cause = "was killed by " + signal_text(WTERMSIG(status));
-  else if (WIFEXITED(status))
-    cause = "exited with code " + std::to_string(WEXITSTATUS(status)) + " before the trial finished" +
-            (WEXITSTATUS(status) == 0 ? " (a plugin called exit()?)" : "");
-  else cause = "ended in an unknown way (wait status " + std::to_string(status) + ")";
+  const int status = host_.end(&usage);
+  const std::string cause = limit_reason.empty() ? exit_cause(status, "the trial") : limit_reason;
   HostReply r;
   r.host_ended = true;
   if (!in_flight_) {
@@ -376,39 +422,31 @@ std::uint64_t TrialHost::max_reply_bytes() const {
 std::optional<HostReply> TrialHost::advance() {
   // What the trial prints still reaches the user, as it did in one process.
   const std::size_t before = output_.size();
-  read_some(host_output_, output_);
+  read_available(host_.output, output_);
   if (output_.size() > before) {
     std::cerr.write(output_.data() + before, static_cast<std::streamsize>(output_.size() - before));
     std::cerr.flush();
-    if (output_.size() > 2 * kOutputTailBytes) output_.erase(0, output_.size() - kOutputTailBytes);
+    keep_tail(output_);
   }
-  const bool open = read_some(from_host_, replies_);
+  const bool open = read_available(host_.from_child, replies_);
   if (auto r = take_frames()) return r;
-  // The host's exit, not its pipes' end: a child it forked may hold them open. (WNOWAIT: reaped in
-  // ended().) A host that closed them is usually exiting: its status, not the closing, is the cause.
-  siginfo_t info{};
-  const auto has_exited = [&] {
-    return ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid_;
-  };
-  bool exited = has_exited();
-  for (int waited = 0; !open && !exited && waited < 100; ++waited) {
+  // The host's exit, not its pipes' end: a child it forked may hold them open.
+  bool exited = host_.exited();
+  for (int waited = 0; !open && !exited && waited < 100; ++waited) {  // closed: usually exiting
     ::usleep(10000);
-    exited = has_exited();
+    exited = host_.exited();
   }
   if (exited || !open) {
-    if (open) read_some(from_host_, replies_);  // what it wrote before it went
+    if (open) read_available(host_.from_child, replies_);  // what it wrote before it went
     if (auto r = take_frames()) {
       r->host_ended = true;
-      ::kill(-pid_, SIGKILL);
-      while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-      }
-      pid_ = -1;
+      host_.end();
       return r;
     }
     return ended(exited ? "" : "closed its reply descriptor before replying");
   }
   if (!in_flight_) return std::nullopt;
-  const double rss = resident_mb(pid_);
+  const double rss = resident_mb(host_.pid);
   peak_seen_mb_ = std::max(peak_seen_mb_, rss);
   const double now = now_seconds();
   std::string limit;

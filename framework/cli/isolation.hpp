@@ -25,6 +25,7 @@
 // else there, or a reply over its bound, fails the trial with that cause. The host's stderr (and
 // what plugins print on stdout) comes back on a pipe of its own.
 #include <poll.h>
+#include <sys/resource.h>
 
 #include <filesystem>
 #include <memory>
@@ -35,6 +36,41 @@
 #include "rankone/runner/runner.hpp"
 
 namespace rankone::isolation {
+
+/// A `rankone` child process in a process group of its own, with pipes to its stdin, from its
+/// stdout (the protocol: the child moves it to protocol_descriptor()) and from its stderr.
+struct Child {
+  int pid = -1;
+  int to_child = -1, from_child = -1, output = -1;  // ours are non-blocking but to_child
+  Child() = default;
+  Child(Child&& other) noexcept;
+  Child& operator=(Child&& other) noexcept;
+  ~Child();  // end()s it
+  /// Whether it has exited (it stays a zombie, so its group id cannot be reused, until end()).
+  bool exited() const;
+  /// Kills its process group (it and whatever it started), reaps it and closes the pipes; its wait
+  /// status (-1 when there was none), and its resource usage into `usage` when given.
+  int end(::rusage* usage = nullptr);
+};
+
+/// Starts `executable ARGS...` (a rankone) as a Child.
+Child spawn_rankone(const std::filesystem::path& executable, const std::vector<std::string>& args);
+/// In a child: moves the protocol off stdout to a high close-on-exec descriptor that programs a
+/// plugin starts do not inherit, points stdout at stderr, and returns the descriptor.
+int protocol_descriptor();
+/// Writes all of `text`; false when the reader is gone.
+bool write_all(int fd, const std::string& text);
+/// Appends what a non-blocking descriptor has; false at its end.
+bool read_available(int fd, std::string& into);
+/// Keeps the tail of a child's output that a record or a report quotes (bounded memory).
+void keep_tail(std::string& output);
+/// The last lines of `text`, at most `n`, without empty ones.
+std::vector<std::string> last_lines(const std::string& text, std::size_t n);
+/// How a child ended, from its wait status: "was killed by SIGSEGV (Segmentation fault)",
+/// "exited with code 3 before `work` finished".
+std::string exit_cause(int wait_status, const std::string& work);
+double now_seconds();
+std::string format_seconds(double s);
 
 /// What every host of a study is started with.
 struct HostConfig {
@@ -58,7 +94,6 @@ struct HostReply {
 class TrialHost {
  public:
   TrialHost(const std::filesystem::path& executable, const HostConfig& config);
-  ~TrialHost();  // ends the host (and with it any trial it runs)
   TrialHost(const TrialHost&) = delete;
   TrialHost& operator=(const TrialHost&) = delete;
 
@@ -83,10 +118,7 @@ class TrialHost {
   std::optional<HostReply> take_frames();
   std::uint64_t max_reply_bytes() const;
   HostConfig config_;
-  int pid_ = -1;
-  int to_host_ = -1;
-  int from_host_ = -1;
-  int host_output_ = -1;
+  Child host_;
   std::string replies_;  // protocol bytes not yet parsed
   std::string output_;   // what the trial in flight printed (its tail)
   std::optional<TrialSpec> in_flight_;

@@ -108,11 +108,15 @@ commands:
                       write D/NAME (default ./NAME): a plugin of that kind from a template,
                       its CMake build against the installed RankOne, a documentation
                       page, a Catch2 test and an experiment running it beside a built-in
-  test-plugin LIB     the conformance checks on every plugin LIB registers: it describes
+  test-plugin LIB [--check-seconds S]
+                      the conformance checks on every plugin LIB registers: it describes
                       itself, its schema round-trips, its example constructs, and per
                       kind: moments (sampler), adjoint identities (operator), batches and
                       determinism (source), start/step with finite, reproducible
-                      estimates (estimator), finite values (metric); exit 1 on a failure
+                      estimates (estimator), finite values (metric); exit 1 on a failure.
+                      The checks run in child processes: a check that crashes, aborts,
+                      exits or takes more than S seconds (default 300) is that check's
+                      failure, with its cause and last output
 
 Plugins are loaded from the build's plugin folder, RANKONE_PLUGIN_PATH (':'-separated folders or
 libraries) and an experiment's "plugin_paths".
@@ -672,6 +676,7 @@ int main(int argc, char** argv) {
   rankone::cli::pin_baseline_libm(argv);  // portable builds only: the same libm on every machine
   // A trial host is started by `rankone run` (or an MPI rank) and is never an MPI process itself.
   if (argc == 2 && std::string(argv[1]) == "trial-host") return isolation::trial_host_main();
+  if (argc == 4 && std::string(argv[1]) == "test-plugin-child") return cli::test_plugin_child(argv[2], std::stoul(argv[3]));
   try {
 #ifdef RANKONE_WITH_MPI
     if (mpi::launched_with_several_ranks()) mpi_session = std::make_unique<mpi::Session>(argc, argv);
@@ -724,9 +729,15 @@ int main(int argc, char** argv) {
     if (cmd == "predict") return cmd_predict(parse_args(argc, argv, 2, {"--output"}, {}));
     if (cmd == "new-plugin") return cmd_new_plugin(parse_args(argc, argv, 2, {"--kind", "--dir"}, {}));
     if (cmd == "test-plugin") {
-      const Args a = parse_args(argc, argv, 2, {}, {});
-      if (a.positional.size() != 1) throw UsageError("usage: rankone test-plugin LIB");
-      return cli::test_plugin(a.positional[0], std::cout);
+      const Args a = parse_args(argc, argv, 2, {"--check-seconds"}, {});
+      if (a.positional.size() != 1) throw UsageError("usage: rankone test-plugin LIB [--check-seconds S]");
+      double seconds = cli::kDefaultCheckSeconds;
+      if (a.options.count("--check-seconds")) {
+        seconds = parse_number("--check-seconds", a.options.at("--check-seconds"));
+        if (!(seconds >= 0.1))
+          throw UsageError("--check-seconds: expected a number of seconds ≥ 0.1, found '" + a.options.at("--check-seconds") + "'");
+      }
+      return cli::test_plugin(a.positional[0], seconds, std::cout);
     }
     throw UsageError("unknown command '" + cmd + "'\n" + kUsage);
   } catch (const InputError& e) {

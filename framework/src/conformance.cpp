@@ -58,11 +58,13 @@ std::string number(double v) {
 
 class Checker {
  public:
-  Checker(const Registry& registry, const Registration& plugin) : registry_(registry), plugin_(plugin) {}
+  Checker(const Registry& registry, const Registration& plugin, const ConformanceObserver& observer)
+      : registry_(registry), plugin_(plugin), observer_(observer) {}
 
   /// Runs `body`, which returns the detail and throws (or returns through `fail`) on failure.
   void check(const std::string& what, const std::function<std::string()>& body) {
     ConformanceCheck c{plugin_.name, what, false, ""};
+    if (observer_.begins) observer_.begins(what);
     try {
       c.detail = body();
       c.passed = true;
@@ -73,6 +75,7 @@ class Checker {
     } catch (...) {
       c.detail = "threw a non-standard exception";
     }
+    if (observer_.ended) observer_.ended(c);
     report_.checks.push_back(std::move(c));
   }
 
@@ -115,6 +118,7 @@ class Checker {
 
   const Registry& registry_;
   const Registration& plugin_;
+  const ConformanceObserver& observer_;
   Json resolved_;  ///< the example, validated (null when it does not validate)
   ConformanceReport report_;
 };
@@ -486,8 +490,8 @@ void Checker::initializer_checks() {
 
 }  // namespace
 
-ConformanceReport check_plugin(const Registry& registry, const Registration& plugin) {
-  return Checker(registry, plugin).run();
+ConformanceReport check_plugin(const Registry& registry, const Registration& plugin, const ConformanceObserver& observer) {
+  return Checker(registry, plugin, observer).run();
 }
 
 }  // namespace rankone

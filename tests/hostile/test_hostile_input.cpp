@@ -561,7 +561,7 @@ TEST_CASE("hostile saved models: damage, forgeries, overflow and a failed replac
   const fs::path file = s.write("e.json", R"({"name": "m", "seed": 1, "repetitions": 1,
     "data": {"name": "csv", "file": ")" + csv.string() + R"(", "labels": "y", "test_fraction": 0,
              "operator": {"name": "symmetric_rank_one", "first_order": true}},
-    "estimators": [{"name": "ridge"}], "metrics": ["samples"]})");
+    "estimators": [{"name": "spectral", "rank": 1, "batch_size": 6}], "metrics": ["samples"]})");
   REQUIRE(test::rankone_cli("run " + file.string() + " --out " + (s / "results").string() + " --quiet").code == 0);
   const auto trials = ResultsStore(s / "results", ResultsStore::Access::read_only).trials(false);
   REQUIRE(trials.size() == 1);

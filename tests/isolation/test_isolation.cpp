@@ -191,6 +191,32 @@ TEST_CASE("the stall limit is validated, lifted with none or null, and refused b
   CHECK(test::rankone_cli("run " + file.string() + out + " --in-process --rerun-all").code == 0);
 }
 
+TEST_CASE("test-plugin survives plugins that crash, abort, exit, hang or miss a symbol, naming the check", "[isolation]") {
+  const std::string lib = (kPlugins / "libisolation_hostile.so").string();
+  const auto result = test::run_command("timeout 300 " + test::rankone_binary() + " test-plugin " + lib + " --check-seconds 3 2>/dev/null");
+  INFO(result.text);
+  CHECK(result.code == 1);
+  // Every plugin is reached; each crash is the failure of the check it happened in, with its cause.
+  const std::string start = ": runs start and step on its example data with finite estimates (the check's process ";
+  CHECK_THAT(result.text, Catch::Contains("FAIL hostile" + start + "was killed by SIGSEGV"));
+  CHECK_THAT(result.text, Catch::Contains("FAIL hostile_abort" + start + "was killed by SIGABRT"));
+  CHECK_THAT(result.text, Catch::Contains("FAIL hostile_exit" + start + "exited with code 0 before the check finished"));
+  CHECK_THAT(result.text, Catch::Contains("FAIL hostile_hang" + start + "was stopped: the check took more than its time limit of 3 s"));
+  CHECK_THAT(result.text, Catch::Contains("FAIL hostile_unresolved_symbol" + start + "exited with code 127"));
+  CHECK_THAT(result.text, Catch::Contains("undefined symbol: rankone_test_symbol_that_does_not_exist"));
+  CHECK_THAT(result.text, Catch::Contains("FAIL hostile_constructor: constructs from its example (the check's process was killed by SIGSEGV"));
+  CHECK_THAT(result.text, Catch::Contains("last output: hostile: about to segfault"));
+  CHECK_THAT(result.text, Catch::Contains("PASS hostile_hang: schema round-trips through JSON"));  // before the crash
+  CHECK_THAT(result.text, Catch::Contains("hostile_hang: its remaining checks were not run"));
+  CHECK_THAT(result.text, Catch::Contains(lib + ": 6 plugins, "));
+  CHECK_THAT(result.text, Catch::Contains(", 6 cut short (a crash, an exit or the time limit ended the checking process)"));
+  // Not a plugin library: exit 2, as before.
+  test::ScratchDir s("test_plugin");
+  const auto text = test::rankone_cli("test-plugin " + s.write("notes.so", "not a library").string());
+  CHECK(text.code == 2);
+  CHECK(test::rankone_cli("test-plugin " + lib + " --check-seconds 0").code == 2);
+}
+
 TEST_CASE("a plugin rebuilt with changed code makes its trials stale", "[isolation][identity]") {
   test::ScratchDir s("stale");
   const fs::path lib = s.path() / "libdrift.so";

@@ -26,7 +26,9 @@ using namespace rankone;
 
 class Hostile final : public Estimator {
  public:
-  explicit Hostile(const Params& p) : behaviour_(p.string("behaviour")) {}
+  explicit Hostile(const Params& p) : behaviour_(p.string("behaviour")) {
+    if (p.string("when") == "constructed") misbehave();
+  }
   void start(DataSource&, Rng&) override {}
   bool step(DataSource& data) override {
     data.next(10);
@@ -88,18 +90,26 @@ class Hostile final : public Estimator {
   Summary summary_;
 };
 
-PluginDescriptor describe() {
-  PluginDescriptor d;
+Registration hostile(const std::string& name, const std::string& behaviour, const std::string& when) {
   Registration r;
   r.kind = Kind::estimator;
-  r.name = "hostile";
+  r.name = name;
   r.summary = "misbehaves on purpose (isolation tests)";
-  r.schema.choice("behaviour", "segfault",
+  r.schema.choice("behaviour", behaviour,
                   {"none", "segfault", "abort", "exit", "hang", "throw_int", "unresolved_symbol", "huge_allocation",
                    "runaway_allocation", "fork_and_crash", "write_to_pipes", "flood_pipes"},
-                  "how the first step misbehaves");
+                  "how it misbehaves");
+  r.schema.choice("when", when, {"step", "constructed"}, "in its first step, or as it is constructed");
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> { return std::make_unique<Hostile>(p); };
-  d.registrations.push_back(std::move(r));
+  return r;
+}
+
+PluginDescriptor describe() {
+  PluginDescriptor d;
+  d.registrations.push_back(hostile("hostile", "segfault", "step"));
+  // One per misbehaviour in its defaults, for `rankone test-plugin` (which runs each example).
+  for (const char* b : {"abort", "exit", "hang", "unresolved_symbol"}) d.registrations.push_back(hostile(std::string("hostile_") + b, b, "step"));
+  d.registrations.push_back(hostile("hostile_constructor", "segfault", "constructed"));
   return d;
 }
 

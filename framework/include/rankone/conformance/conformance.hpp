@@ -21,6 +21,7 @@
 ///   const auto report = rankone::check_plugin(registry, registry.get("my_estimator"));
 ///   if (!report.passed()) std::cerr << report;
 /// \endcode
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -49,9 +50,16 @@ std::ostream& operator<<(std::ostream& out, const ConformanceReport& report);
 /// noiseless symmetric generalized-FM problem (d = 10, rank 2, w*, a 200-instance test set).
 Json default_example_data();
 
+/// Told of each check as it begins and as it ends: what lets `rankone test-plugin`, which runs
+/// the checks in a child process, name the check a crash or a hang happened in.
+struct ConformanceObserver {
+  std::function<void(const std::string& check)> begins;
+  std::function<void(const ConformanceCheck& result)> ended;
+};
+
 /// Runs every check that applies to `plugin`'s kind. `registry` must hold what its example data
 /// names (the built-in `synthetic` source, for most). Never throws for a failing plugin: an
 /// exception from the plugin is a failed check naming it.
-ConformanceReport check_plugin(const Registry& registry, const Registration& plugin);
+ConformanceReport check_plugin(const Registry& registry, const Registration& plugin, const ConformanceObserver& observer = {});
 
 }  // namespace rankone
