@@ -24,10 +24,13 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when the record encoding or the trailer changes: older files then no longer match a key.
-constexpr std::uint32_t kFormatVersion = 1;
+// 2: a table of block checksums before the footer.
+constexpr std::uint32_t kFormatVersion = 2;
 constexpr char kMagic[8] = {'R', 'K', '1', 'P', 'A', 'R', 'S', 'E'};
-constexpr std::size_t kFooterBytes = 4 * sizeof(std::uint64_t);  // records, trailer offset, length, checksum
+// records, trailer offset, block table offset, length, checksum
+constexpr std::size_t kFooterBytes = 5 * sizeof(std::uint64_t);
 constexpr const char* kExtension = ".parsed";
+/// Files are written, read and checked in blocks of this size, from offset 0.
 constexpr std::size_t kChunk = std::size_t{1} << 20;
 
 // Parameters the FileSource applies to records after reading: they do not change a parse.
@@ -86,7 +89,8 @@ fs::path cache_file(const fs::path& folder, const std::string& key) {
 
 // ---- Encoding ----
 
-/// Appends bytes to a file being written and hashes them on the way (the footer's checksum).
+/// Appends bytes to a file being written and hashes them on the way: the whole file (the footer's
+/// checksum) and each block (the block table, which replays check block by block).
 class Encoder {
  public:
   explicit Encoder(std::ostream& out) : out_(out), state_(XXH3_createState()) { XXH3_64bits_reset(state_); }
@@ -110,6 +114,16 @@ class Encoder {
   }
   /// Bytes written so far (the buffered ones included).
   std::uint64_t size() const { return written_ + buffer_.size(); }
+  /// Writes the checksums of the blocks of everything written so far (the last one partial):
+  /// ceil(size / kChunk) of them.
+  void block_table() {
+    flush();
+    if (!block_.empty()) blocks_.push_back(XXH3_64bits(block_.data(), block_.size()));
+    block_.clear();
+    std::vector<std::uint64_t> blocks;
+    blocks.swap(blocks_);
+    array(blocks);
+  }
   /// Writes the footer's checksum (not itself hashed) and flushes.
   void finish() {
     flush();
@@ -123,11 +137,22 @@ class Encoder {
     XXH3_64bits_update(state_, buffer_.data(), buffer_.size());
     out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
     written_ += buffer_.size();
+    for (std::size_t at = 0; at < buffer_.size();) {  // the blocks it completes
+      const std::size_t take = std::min(kChunk - block_.size(), buffer_.size() - at);
+      block_.append(buffer_, at, take);
+      at += take;
+      if (block_.size() == kChunk) {
+        blocks_.push_back(XXH3_64bits(block_.data(), block_.size()));
+        block_.clear();
+      }
+    }
     buffer_.clear();
   }
   std::ostream& out_;
   XXH3_state_t* state_;
   std::string buffer_;
+  std::string block_;                  // the block being filled
+  std::vector<std::uint64_t> blocks_;  // the checksums of the whole blocks so far
   std::uint64_t written_ = 0;
 };
 
@@ -146,16 +171,21 @@ class Decoder {
   }
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
+  /// From now on each block read of the first `covered` bytes must have its checksum in `blocks`
+  /// (a file changed after it was checked is caught in the block that changed, before it is used).
+  void check_blocks(std::vector<std::uint64_t> blocks, std::uint64_t covered) {
+    blocks_ = std::move(blocks);
+    covered_ = covered;
+  }
   void seek(std::uint64_t offset) {
-    if (std::fseek(file_, static_cast<long>(offset), SEEK_SET) != 0) throw Damaged{"cannot seek"};
-    begin_ = end_ = 0;
-    consumed_ = offset;
+    load(offset / kChunk);
+    begin_ = static_cast<std::size_t>(offset % kChunk);
+    if (begin_ > end_) throw Damaged{"truncated"};
   }
   void bytes(void* out, std::size_t n) {
     if (end_ - begin_ >= n) {  // nearly always: one copy from the buffer
       std::memcpy(out, buffer_.data() + begin_, n);
       begin_ += n;
-      consumed_ += n;
       return;
     }
     refill_into(static_cast<char*>(out), n);
@@ -166,7 +196,6 @@ class Decoder {
     if (end_ - begin_ >= sizeof v) {
       std::memcpy(&v, buffer_.data() + begin_, sizeof v);
       begin_ += sizeof v;
-      consumed_ += sizeof v;
     } else {
       refill_into(reinterpret_cast<char*>(&v), sizeof v);
     }
@@ -187,15 +216,27 @@ class Decoder {
     bytes(s.data(), n);
     return s;
   }
-  std::uint64_t consumed() const { return consumed_; }
+  std::uint64_t consumed() const { return block_ * kChunk + begin_; }
   std::FILE* file() { return file_; }
 
  private:
+  /// Reads block `block` whole into the buffer, checking it when it is covered.
+  void load(std::uint64_t block) {
+    if (std::fseek(file_, static_cast<long>(block * kChunk), SEEK_SET) != 0) throw Damaged{"cannot seek"};
+    block_ = block;
+    begin_ = 0;
+    end_ = std::fread(buffer_.data(), 1, buffer_.size(), file_);
+    if (block < blocks_.size()) {
+      const auto expected = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, covered_ - block * kChunk));
+      if (end_ < expected || XXH3_64bits(buffer_.data(), expected) != blocks_[block])
+        throw Damaged{"block " + std::to_string(block) + " no longer matches its checksum"};
+    }
+  }
   void refill_into(char* to, std::size_t n) {
     while (n > 0) {
       if (begin_ == end_) {
-        end_ = std::fread(buffer_.data(), 1, buffer_.size(), file_);
-        begin_ = 0;
+        if (end_ < kChunk) throw Damaged{"truncated"};
+        load(block_ + 1);
         if (end_ == 0) throw Damaged{"truncated"};
       }
       const std::size_t take = std::min(n, end_ - begin_);
@@ -203,13 +244,14 @@ class Decoder {
       begin_ += take;
       to += take;
       n -= take;
-      consumed_ += take;
     }
   }
   std::FILE* file_;
   std::vector<char> buffer_;
   std::size_t begin_ = 0, end_ = 0;
-  std::uint64_t consumed_ = 0;
+  std::uint64_t block_ = 0;  // the block in the buffer
+  std::vector<std::uint64_t> blocks_;
+  std::uint64_t covered_ = 0;
 };
 
 // Which parts of a record are written: its fixed part (number, line, target) and what it holds.
@@ -345,7 +387,7 @@ Trailer decode_trailer(Decoder& in, std::uint64_t limit) {
 /// An opened, checked cache file: its records start at `records_at`.
 struct CheckedFile {
   std::unique_ptr<Decoder> decoder;
-  std::uint64_t records_at = 0, trailer_at = 0, records = 0, size = 0;
+  std::uint64_t records_at = 0, trailer_at = 0, table_at = 0, records = 0, size = 0;
   Trailer trailer;
 };
 
@@ -364,10 +406,11 @@ std::optional<CheckedFile> open_checked(const fs::path& path, const std::string&
   in.seek(size - kFooterBytes);
   f.records = in.value<std::uint64_t>();
   f.trailer_at = in.value<std::uint64_t>();
+  f.table_at = in.value<std::uint64_t>();
   if (const auto length = in.value<std::uint64_t>(); length != size)
     throw Damaged{"truncated or extended: " + std::to_string(size) + " bytes, written " + std::to_string(length)};
   const auto checksum = in.value<std::uint64_t>();
-  in.seek(0);
+  std::rewind(in.file());
   // The checksum covers every byte before it: one read of the file, far faster than a parse.
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);
@@ -390,10 +433,17 @@ std::optional<CheckedFile> open_checked(const fs::path& path, const std::string&
   if (in.value<std::uint32_t>() != kFormatVersion) throw Damaged{"another format version"};
   if (in.text(size) != key) throw Damaged{"another key (a hash collision or a foreign file)"};
   f.records_at = in.consumed();
-  if (f.trailer_at < f.records_at || f.trailer_at > size - kFooterBytes) throw Damaged{"a trailer beyond the file"};
+  if (f.trailer_at < f.records_at || f.table_at < f.trailer_at || f.table_at > size - kFooterBytes)
+    throw Damaged{"a trailer or block table beyond the file"};
   in.seek(f.trailer_at);
   f.trailer = decode_trailer(in, size);
-  if (in.consumed() != size - kFooterBytes) throw Damaged{"bytes after its trailer"};
+  if (in.consumed() != f.table_at) throw Damaged{"bytes after its trailer"};
+  std::vector<std::uint64_t> blocks;
+  in.array(blocks, size);
+  if (blocks.size() != (f.table_at + kChunk - 1) / kChunk) throw Damaged{"a block table of another length"};
+  if (in.consumed() != size - kFooterBytes) throw Damaged{"bytes after its block table"};
+  // Checked whole just now; from here on each block is checked again as a replay reads it.
+  in.check_blocks(std::move(blocks), f.table_at);
   return f;
 }
 
@@ -433,14 +483,19 @@ class CachingReader final : public RecordReader {
       : inner_(std::move(inner)), key_(std::move(key)), settings_(std::move(settings)) {}
 
   void start(std::uint64_t seed) override {
+    seed_ = seed;
     writer_.reset();
     if (!file_ && !uncached_) file_ = checked_file();
     if (file_) {  // checked once when opened; held open, so a file replaced or evicted meanwhile is no matter
       std::error_code ec;
       fs::last_write_time(path_, fs::file_time_type::clock::now(), ec);  // recently used: evicted last
-      file_->decoder->seek(file_->records_at);
       served_ = 0;
       read_previous_ = {};
+      try {
+        file_->decoder->seek(file_->records_at);
+      } catch (const Damaged& d) {
+        parse_from_here(d.why);
+      }
       return;
     }
     if (!uncached_) begin_writing();
@@ -452,11 +507,11 @@ class CachingReader final : public RecordReader {
       if (served_ == file_->records) return false;
       try {
         decode(*file_->decoder, record, read_previous_, file_->size);
+        ++served_;
+        return true;
       } catch (const Damaged& d) {  // checked when opened: only a file changed under us gets here
-        throw DataError(path_.string() + ": parsed-record cache damaged while read (" + d.why + ")");
+        parse_from_here(d.why);
       }
-      ++served_;
-      return true;
     }
     if (!inner_->next(record)) {
       finish_writing();
@@ -481,20 +536,21 @@ class CachingReader final : public RecordReader {
   std::uint64_t bytes_read() const override {
     return file_ ? file_->decoder->consumed() - file_->records_at : inner_->bytes_read();
   }
-  std::string source_name() const override { return file_ ? file_->trailer.source_name : inner_->source_name(); }
+  std::string source_name() const override { return replayed() ? replayed()->source_name : inner_->source_name(); }
   std::vector<std::string> notes() const override {
-    std::vector<std::string> notes = file_ ? file_->trailer.notes : inner_->notes();
+    std::vector<std::string> notes = replayed() ? replayed()->notes : inner_->notes();
     notes.insert(notes.end(), own_notes_.begin(), own_notes_.end());
     return notes;
   }
   void describe_preparation(DataPreparation& preparation) const override {
-    if (!file_) return inner_->describe_preparation(preparation);
-    for (const auto& [name, value] : file_->trailer.preparation.header.items()) preparation.header[name] = value;
-    for (const auto& [name, array] : file_->trailer.preparation.arrays) preparation.arrays[name] = array;
+    if (!replayed()) return inner_->describe_preparation(preparation);
+    for (const auto& [name, value] : replayed()->preparation.header.items()) preparation.header[name] = value;
+    for (const auto& [name, array] : replayed()->preparation.arrays) preparation.arrays[name] = array;
   }
   void use_preparation(const DataPreparation& preparation) override {
     uncached_ = true;  // new data read as a saved model says: not the training parse
     file_.reset();
+    fell_back_.reset();
     inner_->use_preparation(preparation);
   }
   void set_header_check(HeaderCheck check) override { inner_->set_header_check(std::move(check)); }
@@ -535,6 +591,25 @@ class CachingReader final : public RecordReader {
       committed = true;
     }
   };
+
+  /// What the records served so far came with: the replayed file's trailer, kept when a replay
+  /// fell back to parsing (the same parse), or none when the inner reader serves.
+  const Trailer* replayed() const { return file_ ? &file_->trailer : fell_back_ ? &*fell_back_ : nullptr; }
+
+  /// The cache file changed while it was replayed: the records served so far were checked, so
+  /// the pass goes on from the next one, parsed from the data file; said once, and the file is
+  /// left for the next trial to check (and rebuild) when it opens it.
+  void parse_from_here(const std::string& why) {
+    own_notes_.push_back("parsed-record cache: " + path_.string() + " changed while it was replayed (" + why +
+                         "): records from " + std::to_string(served_ + 1) + " on were parsed from the data file");
+    fell_back_ = std::move(file_->trailer);
+    file_.reset();
+    uncached_ = true;
+    inner_->start(seed_);
+    Record skipped;
+    for (std::uint64_t i = 0; i < served_; ++i)
+      if (!inner_->next(skipped)) throw DataError(path_.string() + ": the data file has fewer records than its cache");
+  }
 
   /// The checked cache file of the key, or none (a damaged one is removed, to be rebuilt).
   std::optional<CheckedFile> checked_file() {
@@ -580,8 +655,11 @@ class CachingReader final : public RecordReader {
       Encoder& out = *writer_->encoder;
       const std::uint64_t trailer_at = out.size();
       encode(out, t);
+      const std::uint64_t table_at = out.size();
+      out.block_table();
       out.value(writer_->records);
       out.value(trailer_at);
+      out.value(table_at);
       out.value(out.size() + 2 * sizeof(std::uint64_t));  // the whole file's length, with the checksum
       out.finish();
       writer_->commit();
@@ -606,6 +684,8 @@ class CachingReader final : public RecordReader {
   fs::path path_;
   bool uncached_ = false;  ///< read through the inner reader (scoring, or a cache that cannot be written)
   std::optional<CheckedFile> file_;  ///< replaying this checked file
+  std::optional<Trailer> fell_back_;  ///< the trailer of a file that changed while it was replayed
+  std::uint64_t seed_ = 0;            ///< of the pass (to restart the inner reader where a replay failed)
   std::uint64_t served_ = 0;
   Previous read_previous_;
   std::unique_ptr<Writer> writer_;  ///< writing the parse of this pass

@@ -7,7 +7,8 @@
 /// hash of the key: the format version, the reader's options that change parsing, and per data
 /// file its canonical path, size, modification time and content hash (XXH3). It is written whole
 /// or not at all (temporary file and rename), checked before it is replayed (magic, version, key,
-/// length, checksum; a damaged file is ignored, rebuilt and noted), and the folder is held under a
+/// length, checksum; a damaged file is ignored, rebuilt and noted) and again per 1 MiB block as a
+/// replay reads it (a file changed meanwhile: the pass goes on parsed, noted), and the folder is held under a
 /// size cap ($RANKONE_PARSED_CACHE_BYTES, default 4 GiB; the least recently used files go first),
 /// never more than half the free space. The reader's notes, its preparation (index base, id maps,
 /// column names) and its source name replay with the records, so results are bitwise identical

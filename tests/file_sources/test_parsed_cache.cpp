@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include "file_support.hpp"
@@ -255,6 +256,49 @@ TEST_CASE("parsed cache: a truncated or corrupted cache file is ignored, noted a
   SECTION("a foreign file") {
     damage("header", [&] { std::ofstream(written, std::ios::binary) << std::string(100, 'x'); });
   }
+}
+
+TEST_CASE("parsed cache: a file changed while it is replayed is caught in the block that changed; the pass goes on parsed",
+          "[file_sources][parsed_cache]") {
+  Scratch dir("parsed_cache_changed");
+  const fs::path cache = dir.dir / "cache";
+  const std::string file = dir.write("a.svm", libsvm_lines(60000));  // some 4 MB parsed: several blocks
+  const std::string expected = pass_of(*cached_libsvm(file, cache));
+  const fs::path written = sources::parsed_cache_file(cache, {"libsvm", {file}});
+  REQUIRE(fs::file_size(written) > (std::uint64_t{3} << 20));
+  auto reader = cached_libsvm(file, cache);
+  std::ostringstream os;
+  os << std::hexfloat;
+  const auto line = [&os](const Record& r) {
+    os << r.number << " " << r.target;
+    for (std::size_t k = 0; k < r.feature_index.size(); ++k) os << " " << r.feature_index[k] << ":" << r.feature_value[k];
+    os << "\n";
+  };
+  reader->start(0);
+  Record r;
+  for (int i = 0; i < 10; ++i) {  // served from the first block, checked when it was opened
+    REQUIRE(reader->next(r));
+    line(r);
+  }
+  REQUIRE(reader->notes().empty());
+  {  // a byte of the third block changes under the replay (a disk error, another writer)
+    std::fstream f(written, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>((std::uint64_t{5} << 20) / 2));
+    const char was = static_cast<char>(f.peek());
+    f.put(static_cast<char>(was ^ 0x5a));
+  }
+  while (reader->next(r)) line(r);
+  CHECK(os.str() == expected);  // not one record from the changed block
+  REQUIRE(reader->notes().size() == 1);
+  CHECK_THAT(reader->notes()[0], Contains(written.string()) && Contains("changed while it was replayed") &&
+                                     Contains("block 2 no longer matches its checksum") && Contains("were parsed from the data file"));
+  CHECK(pass_of(*reader) == expected);  // later passes parse
+  CHECK(reader->notes().size() == 1);   // said once
+  // The next reader finds the file damaged when it opens it, and rebuilds it.
+  auto next = cached_libsvm(file, cache);
+  CHECK(pass_of(*next) == expected);
+  REQUIRE(next->notes().size() == 1);
+  CHECK_THAT(next->notes()[0], Contains("checksum") && Contains("rebuilt"));
 }
 
 TEST_CASE("parsed cache: the folder is held under its cap, least recently used first", "[file_sources][parsed_cache]") {
