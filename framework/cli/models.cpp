@@ -1,6 +1,7 @@
 #include "models.hpp"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 
 #include "rankone/core/errors.hpp"
@@ -70,20 +71,39 @@ void predict(const std::filesystem::path& model_folder, const std::string& data,
   config["file"] = data;
   // Every record of DATA is scored: the training run's held-out files and observations are not read.
   for (const char* training_only : {"test_file", "test_labels", "observations"}) config.erase(training_only);
+  std::map<std::string, std::string> given{{"file", "the data to predict (DATA)"}};  // a key set here → what set it
   for (const std::string& option : source_options) {
     const auto eq = option.find('=');
     const std::string what = "source option '" + option + "'";
     if (eq == std::string::npos || eq == 0) throw UsageError(what + ": expected key=value");
     set_dotted(config, option.substr(0, eq), override_value(option.substr(eq + 1), what), what);
+    given[option.substr(0, std::min(option.find('.'), eq))] = what;
   }
 
   Registry registry;
   registry.load_default();
+  // Validated as an experiment's data would be, each error blamed on what set the value: an
+  // option of the command line, or the model's saved configuration.
+  const std::string saved = (model_folder / "model.json").string() + " (its data configuration)";
+  const auto blame = [&](const std::string& path) {  // "/data/KEY/..." → what set KEY
+    std::string key;
+    if (path.rfind("/data/", 0) == 0) {
+      const std::size_t end = path.find('/', 6);
+      key = path.substr(6, end == std::string::npos ? std::string::npos : end - 6);
+    }
+    const auto option = given.find(key);
+    return option != given.end() ? option->second : saved;
+  };
+  const ValidationContext context(registry, blame);
+  config = validate_plugin_ref(config, Kind::data_source, context, "/data");
   std::unique_ptr<DataSource> source;
   try {
     source = registry.create<DataSource>(config, Kind::data_source, "/data");
     source->score_with(model.preparation());
     source->open(0);
+  } catch (const ConfigError& e) {  // "at /data/KEY: …" from the source itself: blamed the same way
+    const std::string what = e.what();
+    throw ConfigError(what.rfind("at /", 0) == 0 ? blame(what.substr(3, what.find(':') - 3)) + ": " + what : what);
   } catch (const Json::exception& e) {  // a value of the wrong type in the saved configuration or preparation
     throw InputError((model_folder / "model.json").string() + ": malformed data configuration or preparation: " + e.what());
   }

@@ -971,8 +971,13 @@ std::string resolve_param_path(const Params& p, const std::string& name) {
     throw ConfigError("at " + p.path_of(name) + ": " + e.what());
   }
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))  // an absolute path is returned unchecked
+  const auto status = std::filesystem::status(path, ec);  // an absolute path is returned unchecked
+  if (!std::filesystem::exists(status))
     throw ConfigError("at " + p.path_of(name) + ": " + path + ": no such file (expected a data file)");
+  if (std::filesystem::is_directory(status))
+    throw ConfigError("at " + p.path_of(name) + ": " + path + ": a folder (expected a data file)");
+  if (!std::filesystem::is_regular_file(status))  // read twice (statistics, then batches): a pipe cannot be
+    throw ConfigError("at " + p.path_of(name) + ": " + path + ": not a regular file (a pipe or a device; expected a data file, which is read more than once)");
   return path;
 }
 

@@ -5,6 +5,8 @@
 // libsvm file; and the refusals.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -337,6 +339,25 @@ TEST_CASE("model and predict refuse what they cannot do, naming it, with exit 2"
   const auto bad_option = test::rankone_cli("predict " + model.string() + " " + csv.string() + " delimiter");
   CHECK(bad_option.code == 2);
   CHECK_THAT(bad_option.text, Contains("expected key=value"));
+  // A value an option gives is refused as that option's; an unknown option is refused, not ignored.
+  const auto bad_value = test::rankone_cli("predict " + model.string() + " " + csv.string() + " delimiter=bogus");
+  CHECK(bad_value.code == 2);
+  CHECK_THAT(bad_value.text, Contains("source option 'delimiter=bogus': at /data/delimiter: expected one character"));
+  const auto bad_type = test::rankone_cli("predict " + model.string() + " " + csv.string() + " labels=7");
+  CHECK(bad_type.code == 2);
+  CHECK_THAT(bad_type.text, Contains("source option 'labels=7': at /data/labels"));
+  CHECK(bad_type.text.find("json.exception") == std::string::npos);
+  const auto unknown_option = test::rankone_cli("predict " + model.string() + " " + csv.string() + " nosuch=1");
+  CHECK(unknown_option.code == 2);
+  CHECK_THAT(unknown_option.text, Contains("source option 'nosuch=1': at /data/nosuch: unknown"));
+  // The data file: a folder and a pipe are named as such, not as missing files.
+  const auto folder = test::rankone_cli("predict " + model.string() + " " + s.path().string());
+  CHECK(folder.code == 2);
+  CHECK_THAT(folder.text, Contains(s.path().string() + ": a folder (expected a data file)"));
+  REQUIRE(::mkfifo((s / "fifo").c_str(), 0600) == 0);
+  const auto pipe = test::rankone_cli("predict " + model.string() + " " + (s / "fifo").string());
+  CHECK(pipe.code == 2);
+  CHECK_THAT(pipe.text, Contains((s / "fifo").string() + ": not a regular file"));
 
   // model.json and its arrays must agree (edits resealed: the checksums are tests/hostile's).
   const std::string header = slurp(model / "model.json");
@@ -347,8 +368,8 @@ TEST_CASE("model and predict refuse what they cannot do, naming it, with exit 2"
     std::ofstream(model / "model.json") << SavedModel::sealed(text);
     return test::rankone_cli("predict " + model.string() + " " + csv.string());
   };
-  const auto first_order = edited("\"first_order\": true", "\"first_order\": true, \"x\": 1");
-  CHECK(first_order.code == 0);  // an unknown key is harmless
+  const auto first_order = edited("\"format\": \"rankone-model\"", "\"format\": \"rankone-model\", \"x\": 1");
+  CHECK(first_order.code == 0);  // an unknown key of the header is harmless
   const auto rows = edited("\"rows\": 2", "\"rows\": 3");
   CHECK(rows.code == 2);
   CHECK_THAT(rows.text, Contains("at /model/rows: 3, but left.npy has 2"));
