@@ -33,7 +33,9 @@ CXX_FLAGS=(-std=c++20 $SAN -fsanitize=fuzzer -O1
 LIBS=(-Wl,-rpath,"$BUILD/lib" -L"$BUILD/lib")
 for target in libsvm csv idx ratings image; do
   clang++ "${CXX_FLAGS[@]}" "$ROOT/fuzz/fuzz_$target.cpp" -o "$BUILD/bin/fuzz_$target" \
-    "$BUILD/lib/librankone_file_formats.a" "${LIBS[@]}" -lrankone -lz -lpng -ljpeg
+    "$BUILD/lib/librankone_file_formats.a" "${LIBS[@]}" -lrankone -lxxhash -lz -lpng -ljpeg
 done
-clang++ "${CXX_FLAGS[@]}" "$ROOT/fuzz/fuzz_experiment.cpp" -o "$BUILD/bin/fuzz_experiment" "${LIBS[@]}" -lrankone
+for target in experiment npy model; do
+  clang++ "${CXX_FLAGS[@]}" "$ROOT/fuzz/fuzz_$target.cpp" -o "$BUILD/bin/fuzz_$target" "${LIBS[@]}" -lrankone
+done
 echo "fuzz targets in $BUILD/bin: $(cd "$BUILD/bin" && ls fuzz_* | tr '\n' ' ')"

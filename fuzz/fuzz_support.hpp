@@ -2,6 +2,10 @@
 // rankone::InputError (DataError); anything else — a crash, a sanitizer report, another exception,
 // a hang — is a bug the fuzzer reports.
 #pragma once
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "file_source.hpp"
@@ -20,6 +24,20 @@ inline void drain(sources::RecordReader& reader) {
 
 inline std::string bytes_of(const std::uint8_t* data, std::size_t size) {
   return std::string(reinterpret_cast<const char*>(data), size);
+}
+
+/// A folder of this process for the targets that read files (the saved-model readers take paths).
+inline const std::filesystem::path& scratch_folder() {
+  static const std::filesystem::path folder = [] {
+    auto f = std::filesystem::temp_directory_path() / ("rankone-fuzz-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(f);
+    return f;
+  }();
+  return folder;
+}
+
+inline void write_file(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
 }  // namespace rankone::fuzz

@@ -13,7 +13,7 @@ BUILD=${1:-/tmp/rankone-fuzz-build}
 SECONDS_EACH=${2:-60}
 shift $(( $# > 2 ? 2 : $# ))
 TARGETS=("$@")
-[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(libsvm csv idx ratings image experiment)
+[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(libsvm csv idx ratings image experiment npy model)
 OUT=${OUT:-/tmp/rankone-fuzz-runs}
 CORPUS=${CORPUS:-$ROOT/fuzz/corpus}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}

@@ -19,7 +19,7 @@ import tempfile
 
 from results import ROOT, count, fail, machine_now
 
-TARGETS = ["libsvm", "csv", "idx", "ratings", "image", "experiment"]
+TARGETS = ["libsvm", "csv", "idx", "ratings", "image", "experiment", "npy", "model"]
 
 
 def main():
