@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <thread>
+#include <tuple>
 
 #include "rankone/core/checksum.hpp"
 #include "rankone/store/npy.hpp"
@@ -681,6 +682,29 @@ TEST_CASE("hostile saved models: damage, forgeries, overflow and a failed replac
     CHECK(slurp(s / "notes" / "thesis.tex") == "chapter 1");
     restore();
   }
+}
+
+TEST_CASE("environment variables RankOne reads are validated, naming the variable", "[hostile][environment]") {
+  test::ScratchDir s("environment");
+  REQUIRE(test::rankone_cli("run " + s.write("ok.json", kValid).string() + " --out " + (s / "out").string()).code == 0);
+  const auto with_env = [&](const std::string& env, const std::string& args) {
+    return test::run_command("env " + env + " " + test::rankone_binary() + " " + args + " 2>&1");
+  };
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"RANKONE_VEGA_DIR=" + (s / "nowhere").string(), "report " + (s / "out").string() + " --out " + (s / "r.html").string(),
+       "RANKONE_VEGA_DIR: " + (s / "nowhere").string()},
+      {"RANKONE_GNUPLOT=" + s.path().string(), "report " + (s / "out").string() + " --out " + (s / "r.html").string(),
+       "RANKONE_GNUPLOT: '" + s.path().string() + "' is not an executable file"},
+      {"RANKONE_PLUGIN_PATH=" + (s / "nowhere").string(), "plugins", "RANKONE_PLUGIN_PATH: plugin library not found"},
+  };  // RANKONE_PARSED_CACHE_BYTES: tests/file_sources (test_parsed_cache.cpp)
+  for (const auto& [env, args, says] : cases) {
+    const auto out = with_env(env, args);
+    INFO(env << " rankone " << args << "\n" << out.text);
+    CHECK(out.code == 2);
+    CHECK_THAT(out.text, Catch::Contains(says));
+    check_no_crash(out);
+  }
+  CHECK(!fs::exists(s / "r.html"));
 }
 
 TEST_CASE("signals: SIGINT and SIGTERM stop a run cleanly; a second SIGINT at once", "[hostile][signals]") {

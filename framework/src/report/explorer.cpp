@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "rankone/core/errors.hpp"
 #include "text.hpp"
 
 namespace rankone::reporting {
@@ -99,6 +100,10 @@ VegaRuntime load_vega(const fs::path& folder) {
   for (const auto& [name, file] : kVegaModules) {
     std::ifstream in(dir / file, std::ios::binary);
     if (!in) {
+      // A folder the user named must hold them; Debian's own missing only leaves the explorer out.
+      if (const char* env = std::getenv("RANKONE_VEGA_DIR"); folder.empty() && env && *env)
+        throw InputError("RANKONE_VEGA_DIR: " + (dir / file).string() + " not found (expected the folder of Vega's modules, "
+                         "e.g. /usr/share/javascript/vega)");
       runtime.missing = (dir / file).string() + " not found (Debian: apt-get install libjs-vega, or scripts/setup; "
                         "or point RANKONE_VEGA_DIR at the folder of Vega's modules)";
       return runtime;

@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "plot.hpp"
+#include "rankone/core/errors.hpp"
 #include "text.hpp"
 
 extern char** environ;
@@ -247,7 +248,11 @@ void write_panel_data(const Panel& p, const fs::path& data) {
 /// The gnuplot executable: the option, $RANKONE_GNUPLOT, or gnuplot / gnuplot-nox on PATH.
 std::string find_gnuplot(const fs::path& requested) {
   if (!requested.empty()) return requested.string();
-  if (const char* env = std::getenv("RANKONE_GNUPLOT"); env && *env) return env;
+  if (const char* env = std::getenv("RANKONE_GNUPLOT"); env && *env) {
+    if (::access(env, X_OK) != 0 || std::filesystem::is_directory(env))
+      throw InputError(std::string("RANKONE_GNUPLOT: '") + env + "' is not an executable file (expected the gnuplot program)");
+    return env;
+  }
   const char* path = std::getenv("PATH");
   std::istringstream dirs(path ? path : "/usr/bin:/bin");
   std::vector<std::string> folders;
