@@ -67,6 +67,7 @@ bool plain_name(const std::string& name) {
 
 /// model.json holds the header and the sources' configurations, never array data.
 constexpr std::uintmax_t kMaxHeaderBytes = std::uintmax_t{64} << 20;
+constexpr int kMaxNesting = 256;
 
 }  // namespace
 
@@ -244,7 +245,12 @@ SavedModel SavedModel::read_checked(const std::filesystem::path& folder) {
   std::string text(size, '\0');
   std::ifstream in(path, std::ios::binary);
   if (!in || !in.read(text.data(), static_cast<std::streamsize>(size))) bad(path.string(), "cannot be read");
-  Json header = Json::parse(text, nullptr, false);
+  // Bounded nesting: a copy or a dump of a deeper value would recurse as deep as it is.
+  const auto bounded = [&](int depth, Json::parse_event_t, Json&) {
+    if (depth > kMaxNesting) bad(path.string(), "nested deeper than " + std::to_string(kMaxNesting) + " levels (rankone model writes a handful)");
+    return true;
+  };
+  Json header = Json::parse(text, bounded, false);
   if (header.is_discarded() || !header.is_object()) bad(path.string(), "not JSON (a JSON object, as rankone model writes it)");
   if (header.value("format", Json()) != kFormat) bad(path.string(), "at /format: expected \"" + std::string(kFormat) + "\"");
   if (!header.contains("version") || !header["version"].is_number_integer() || header["version"] != kVersion)

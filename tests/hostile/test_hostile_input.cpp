@@ -625,6 +625,13 @@ TEST_CASE("hostile saved models: damage, forgeries, overflow and a failed replac
     check_no_crash(out);
     CHECK(out.code == 0);  // a valid header, however long: the array is read
   }
+  SECTION("a sealed model.json nested 100 000 levels deep") {
+    std::string text = pristine.at("model.json");
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    text.replace(text.find("\"data\": {") + 9, 0, "\"deep\": " + deep + ", ");
+    std::ofstream(model / "model.json", std::ios::binary) << SavedModel::sealed(text);
+    refused(predict(), {"model.json: nested deeper than 256 levels"});
+  }
   SECTION("an array name of 60 000 characters") {
     reseal(model, [](Json& h) { h["arrays"][std::string(60000, 'x') + "-"] = h["arrays"]["w"]; });
     refused(predict(), {"is not a plain name"});
