@@ -194,6 +194,12 @@ bool Child::exited() const {
   return pid > 0 && ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
 }
 
+bool Child::exits_within(double seconds) const {
+  for (const double until = now_seconds() + seconds; !exited(); ::usleep(10000))
+    if (now_seconds() > until) return false;
+  return true;
+}
+
 int Child::end(::rusage* usage) {
   int status = -1;
   if (pid > 0) {
@@ -431,11 +437,7 @@ std::optional<HostReply> TrialHost::advance() {
   const bool open = read_available(host_.from_child, replies_);
   if (auto r = take_frames()) return r;
   // The host's exit, not its pipes' end: a child it forked may hold them open.
-  bool exited = host_.exited();
-  for (int waited = 0; !open && !exited && waited < 100; ++waited) {  // closed: usually exiting
-    ::usleep(10000);
-    exited = host_.exited();
-  }
+  const bool exited = open ? host_.exited() : host_.exits_within(1.0);
   if (exited || !open) {
     if (open) read_available(host_.from_child, replies_);  // what it wrote before it went
     if (auto r = take_frames()) {

@@ -48,6 +48,9 @@ struct Child {
   ~Child();  // end()s it
   /// Whether it has exited (it stays a zombie, so its group id cannot be reused, until end()).
   bool exited() const;
+  /// Whether it exits within `seconds` (a child that closed its pipes is usually exiting: its
+  /// status, not the closing, is then the cause).
+  bool exits_within(double seconds) const;
   /// Kills its process group (it and whatever it started), reaps it and closes the pipes; its wait
   /// status (-1 when there was none), and its resource usage into `usage` when given.
   int end(::rusage* usage = nullptr);

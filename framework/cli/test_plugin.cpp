@@ -7,7 +7,6 @@
 #include "test_plugin.hpp"
 
 #include <poll.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <iostream>
@@ -133,7 +132,7 @@ int test_plugin(const std::filesystem::path& library, double check_seconds, std:
       const bool open = drain();
       if (state.done || !stopped.empty()) break;
       if (child.exited() || !open) {  // its exit, not its pipes': a child it forked may hold them
-        for (int waited = 0; !child.exited() && waited < 100; ++waited) ::usleep(10000);  // closed: usually exiting
+        child.exits_within(1.0);
         drain();  // what it wrote before it went
         break;
       }
