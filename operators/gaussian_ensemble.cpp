@@ -83,6 +83,17 @@ Matrix GaussianEnsemble::adjoint_transpose_times(const Batch& batch, const Vecto
   return adjoint_dense(batch, z).transpose() * Z;
 }
 
+std::pair<Matrix, Matrix> GaussianEnsemble::adjoint_pair(const Batch& batch, const Vector& z, const Matrix& R,
+                                                         const Matrix& L) const {
+  const DesignSide& side = designs(batch, "adjoint_pair");
+  if (R.rows() != side.cols || L.rows() != side.dim)
+    throw std::invalid_argument(where(symmetric_, "adjoint_pair") + "R has " + std::to_string(R.rows()) + " rows and L " +
+                                std::to_string(L.rows()) + ", expected d2 = " + std::to_string(side.cols) +
+                                " and d1 = " + std::to_string(side.dim));
+  const Matrix S = adjoint_dense(batch, z);
+  return {S * R, S.transpose() * L};
+}
+
 Vector GaussianEnsemble::first_order_adjoint(const Batch& batch, const Vector& z) const {
   const DesignSide& side = designs(batch, "first_order_adjoint");
   check_responses(side, z, "first_order_adjoint");

@@ -29,6 +29,9 @@ class GaussianEnsemble final : public SensingOperator {
   Matrix adjoint_times(const Batch& batch, const Vector& z, const Matrix& Z) const override;
   Matrix adjoint_transpose_times(const Batch& batch, const Vector& z, const Matrix& Z) const override;
   Matrix adjoint_dense(const Batch& batch, const Vector& z) const override;
+  /// Σ z_i A_i formed once (one pass over the designs) and applied to both factors.
+  std::pair<Matrix, Matrix> adjoint_pair(const Batch& batch, const Vector& z, const Matrix& R,
+                                         const Matrix& L) const override;
   /// There is no first-order term: its adjoint is the zero vector.
   Vector first_order_adjoint(const Batch& batch, const Vector& z) const override;
 

@@ -2,6 +2,7 @@
 // recorded with the figures that decided it.
 #include "rankone/conformance/conformance.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <filesystem>
@@ -343,7 +344,11 @@ void Checker::operator_checks() {
         const double transpose = relative_gap(op->adjoint_transpose_times(batch, z, left_factor), adjoint.transpose() * left_factor);
         require(times < kIdentityTolerance, "adjoint_times differs from adjoint_dense · Z by " + number(times));
         require(transpose < kIdentityTolerance, "adjoint_transpose_times differs from adjoint_dense' · Z by " + number(transpose));
-        return "relative gaps " + number(times) + ", " + number(transpose);
+        const auto [pair_times, pair_transpose] = op->adjoint_pair(batch, z, right_factor, left_factor);
+        const double pair = std::max(relative_gap(pair_times, adjoint * right_factor),
+                                     relative_gap(pair_transpose, adjoint.transpose() * left_factor));
+        require(pair < kIdentityTolerance, "adjoint_pair differs from (adjoint_dense · R, adjoint_dense' · L) by " + number(pair));
+        return "relative gaps " + number(times) + ", " + number(transpose) + ", pair " + number(pair);
       });
       if (op->has_first_order())
         check("first-order adjoint identity <a'w, z> = <w, Σ z_i a_i> (" + designs + ")", [&] {

@@ -73,6 +73,18 @@ Matrix FixedSampleEstimator::gradient_transpose_times(const Vector& r, const Mat
   return out;
 }
 
+std::pair<Matrix, Matrix> FixedSampleEstimator::gradient_pair(const Vector& r, const Matrix& R, const Matrix& L) const {
+  auto [SR, StL] = op_->adjoint_pair(training_, r, R, L);
+  const double c = loss_scale_ / static_cast<double>(r.size());
+  SR *= c;
+  StL *= c;
+  if (trace_shift_ != 0.0) {
+    SR -= (loss_scale_ * trace_shift_ * r.mean()) * R;
+    StL -= (loss_scale_ * trace_shift_ * r.mean()) * L;
+  }
+  return {std::move(SR), std::move(StL)};
+}
+
 Matrix FixedSampleEstimator::gradient_dense(const Vector& r) const {
   Matrix out = (loss_scale_ / static_cast<double>(r.size())) * op_->adjoint_dense(training_, r);
   if (trace_shift_ != 0.0) out.diagonal().array() -= loss_scale_ * trace_shift_ * r.mean();

@@ -27,6 +27,11 @@ UsageError::~UsageError() = default;
 Component::~Component() = default;
 Sampler::~Sampler() = default;
 SensingOperator::~SensingOperator() = default;
+
+std::pair<Matrix, Matrix> SensingOperator::adjoint_pair(const Batch& batch, const Vector& z, const Matrix& R,
+                                                        const Matrix& L) const {
+  return {adjoint_times(batch, z, R), adjoint_transpose_times(batch, z, L)};
+}
 DataSource::~DataSource() = default;
 Estimator::~Estimator() = default;
 IterativeEstimator::~IterativeEstimator() = default;

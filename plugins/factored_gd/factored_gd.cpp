@@ -111,7 +111,7 @@ double FactoredGd::advance(const Vector& r) {
       L_ -= (eta / sigma_) * G;
     }
   } else {
-    const Matrix GL = gradient_times(r, R_), GR = gradient_transpose_times(r, L_);  // S R, S' L
+    const auto [GL, GR] = gradient_pair(r, R_, L_);  // S R, S' L
     if (scaled) {
       Matrix stepL, stepR;
       if (!right_solve(GL, R_.transpose() * R_, stepL) || !right_solve(GR, L_.transpose() * L_, stepR)) {

@@ -85,6 +85,8 @@ class FixedSampleEstimator : public IterativeEstimator {
   /// gradient with the trace bias removed, E[S] = M − M*, so one step size serves every operator.
   Matrix gradient_times(const Vector& r, const Matrix& Z) const;
   Matrix gradient_transpose_times(const Vector& r, const Matrix& Z) const;
+  /// (S R, S' L) in one call: the operator may share their work (SensingOperator::adjoint_pair).
+  std::pair<Matrix, Matrix> gradient_pair(const Vector& r, const Matrix& R, const Matrix& L) const;
   /// S itself, d1 × d2 (the projection methods, which hold M densely).
   Matrix gradient_dense(const Vector& r) const;
   /// ∇f = (c/n) 𝒜'(r) itself, d1 × d2, without the trace correction: what a method whose steps

@@ -13,6 +13,8 @@
 ///   Vector y = op.forward(b, model);                      // y_i = x_i' M x_i (+ x_i' w)
 ///   Matrix G = op.adjoint_times(b, r, U);                 // Σ_i r_i x_i x_i' U
 /// \endcode
+#include <utility>
+
 #include "rankone/core/batch.hpp"
 #include "rankone/core/model.hpp"
 #include "rankone/interfaces/component.hpp"
@@ -56,6 +58,10 @@ class SensingOperator : public Component {
   virtual Matrix adjoint_times(const Batch& batch, const Vector& z, const Matrix& Z) const = 0;
   /// 𝒜'(z)' Z: Z is d1 × k, the result d2 × k.
   virtual Matrix adjoint_transpose_times(const Batch& batch, const Vector& z, const Matrix& Z) const = 0;
+  /// (𝒜'(z) R, 𝒜'(z)' L) together, the two products of a gradient step on both factors. By default
+  /// the two calls above; an operator that forms 𝒜'(z) once in one pass (dense designs) does so.
+  virtual std::pair<Matrix, Matrix> adjoint_pair(const Batch& batch, const Vector& z, const Matrix& R,
+                                                 const Matrix& L) const;
   /// 𝒜'(z) formed densely (d1 × d2): small problems and tests only.
   virtual Matrix adjoint_dense(const Batch& batch, const Vector& z) const = 0;
   /// Adjoint of the first-order term: Σ_i z_i a_i (size d1).

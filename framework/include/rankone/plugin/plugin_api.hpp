@@ -30,7 +30,7 @@
 namespace rankone {
 
 /// Bumped whenever an interface in framework/include/rankone/interfaces changes incompatibly.
-inline constexpr int kPluginApiVersion = 4;
+inline constexpr int kPluginApiVersion = 5;
 
 #define RANKONE_STRINGIFY_IMPL(x) #x
 #define RANKONE_STRINGIFY(x) RANKONE_STRINGIFY_IMPL(x)
