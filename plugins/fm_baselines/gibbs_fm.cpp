@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "coordinate_passes.hpp"
+
 namespace rankone::fm_baselines {
 
 using H = GibbsHyperprior;
@@ -31,14 +33,19 @@ Vector GibbsFm::draw_variates(Rng& rng) const {
   return v;
 }
 
-Vector GibbsFm::recomputed_residual() const {
+Vector GibbsFm::recomputed_residual() const { return residual_from(Xt_ * state_.V); }
+
+Vector GibbsFm::residual_from(const Matrix& projected) const {
   const GibbsState& s = state_;
-  const Matrix projected = Xt_ * s.V;  // n × k
-  Vector yhat = 0.5 * (projected.array().square().rowwise().sum().matrix() -
-                       Xt_.array().square().matrix() * s.V.array().square().rowwise().sum().matrix());
-  if (first_order()) yhat += Xt_ * s.w;
-  yhat.array() += s.w0;
-  return yhat - y_;
+  // ŷ = w0 + Σ_j x_j (w_j − ½ x_j Σ_f v_jf²) + ½ Σ_f (X v_f)²: the feature sum is one pass over X.
+  Vector yhat = 0.5 * projected.array().square().rowwise().sum().matrix();
+  const Vector half_squares = 0.5 * s.V.array().square().rowwise().sum().matrix();
+  for (Index j = 0; j < Xt_.cols(); ++j) {
+    const double w = first_order() ? s.w(j) : 0.0;
+    yhat.array() += Xt_.col(j).array() * (w - half_squares(j) * Xt_.col(j).array());
+  }
+  yhat.array() += s.w0 - y_.array();
+  return yhat;
 }
 
 double GibbsFm::draw_precision(const Eigen::Ref<const Vector>& theta, double mu, double g) const {
@@ -62,7 +69,8 @@ void GibbsFm::sweep(const Vector& variates) {
   const auto z_w = variates.segment(at, d);
   const auto z_v = variates.segment(at + d, d * k);
   // From the state, as libFM does each sweep: the in-place updates below cannot drift over a long chain.
-  e_ = recomputed_residual();
+  projected_.noalias() = Xt_ * s.V;
+  e_ = residual_from(projected_);
 
   // α | e: Gamma((α0 + n)/2, (γ0 + Σe²)/2).
   s.alpha = scaled(g_alpha, (H::gamma0 + e_.squaredNorm()) / 2.0);
@@ -78,13 +86,14 @@ void GibbsFm::sweep(const Vector& variates) {
   if (first_order()) {
     s.lambda_w = draw_precision(s.w, s.mu_w, g_lambda_w);
     s.mu_w = draw_mean(s.w, s.lambda_w, z_mu_w);
+    // Σ x_j·e of the coordinate being drawn, summed in the previous coordinate's update pass.
+    double he = d > 0 ? ColumnSlope::of(column(0), e_.data(), n) : 0.0;
     for (Index j = 0; j < d; ++j) {
-      const auto h = Xt_.col(j);
       const double old = s.w(j);
       const double variance = 1.0 / (s.lambda_w + s.alpha * squares_(j));
-      const double mean = -variance * (s.alpha * (h.dot(e_) - old * squares_(j)) - s.mu_w * s.lambda_w);
+      const double mean = -variance * (s.alpha * (he - old * squares_(j)) - s.mu_w * s.lambda_w);
       const double drawn = mean + std::sqrt(variance) * z_w(j);
-      e_ += (drawn - old) * h;
+      he = ColumnSlope::apply(column(j), drawn - old, j + 1 < d ? column(j + 1) : nullptr, e_.data(), n);
       s.w(j) = drawn;
     }
   }
@@ -93,18 +102,18 @@ void GibbsFm::sweep(const Vector& variates) {
   for (Index f = 0; f < k; ++f) s.mu_v(f) = draw_mean(s.V.col(f), s.lambda_v(f), z_mu_v(f));
 
   for (Index f = 0; f < k; ++f) {
-    q_.noalias() = Xt_ * s.V.col(f);
+    if (d == 0) break;
+    double* q = projected_.col(f).data();
+    // ∂ŷ/∂v_jf = x_j ∘ (q − x_j v_jf): ŷ is linear in v_jf with this slope (coordinate_passes.hpp).
+    Slope slope = FactorSlope::of(column(0), q, e_.data(), s.V(0, f), n);
     for (Index j = 0; j < d; ++j) {
-      const auto x = Xt_.col(j);
       const double old = s.V(j, f);
-      // ∂ŷ/∂v_jf = x_j (q − x_j v_jf): ŷ is linear in v_jf with this slope.
-      h_ = x.cwiseProduct(q_ - old * x);
-      const double hh = h_.squaredNorm();
-      const double variance = 1.0 / (s.lambda_v(f) + s.alpha * hh);
-      const double mean = -variance * (s.alpha * (h_.dot(e_) - old * hh) - s.mu_v(f) * s.lambda_v(f));
+      const double variance = 1.0 / (s.lambda_v(f) + s.alpha * slope.hh);
+      const double mean = -variance * (s.alpha * (slope.he - old * slope.hh) - s.mu_v(f) * s.lambda_v(f));
       const double drawn = mean + std::sqrt(variance) * z_v(f * d + j);
-      q_ += (drawn - old) * x;
-      e_ += (drawn - old) * h_;
+      const bool last = j + 1 == d;
+      slope = FactorSlope::apply(column(j), old, drawn - old, last ? nullptr : column(j + 1),
+                                 last ? 0.0 : s.V(j + 1, f), q, e_.data(), n);
       s.V(j, f) = drawn;
     }
   }

@@ -62,6 +62,9 @@ class GibbsFm {
 
  private:
   bool first_order() const { return state_.w.size() > 0; }
+  const double* column(Index j) const { return Xt_.col(j).data(); }
+  /// ŷ − y from the state with its projections X V at hand (one more pass over X).
+  Vector residual_from(const Matrix& projected) const;
   /// Gamma(shape, rate) from its Gamma(shape, 1) variate.
   static double scaled(double g, double rate) { return g / rate; }
   /// λ | θ, μ of a group of d parameters θ.
@@ -74,8 +77,9 @@ class GibbsFm {
   Vector squares_;  ///< Σ_i x_ij² per feature (the w_j conditionals' curvature)
   GibbsState state_;
   Vector e_;
-  Vector q_;  ///< Xt v_f of the factor being drawn
-  Vector h_;
+  /// Xt V at the sweep's start; column f is q = X v_f while factor f is drawn (no draw before it
+  /// changes v_f), kept up to date by its draws.
+  Matrix projected_;
 };
 
 }  // namespace rankone::fm_baselines

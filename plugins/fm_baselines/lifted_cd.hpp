@@ -25,15 +25,20 @@ class LiftedCd {
   void reset(Matrix P, Matrix Q);
 
  private:
-  /// Coordinate descent over the columns of `side`, the other side's projections fixed per column.
-  void sweep_side(Matrix& side, const Matrix& other);
-  void refresh();
+  /// Coordinate descent over the columns of `side`; `other_projected` = X̃ times the other side, fixed
+  /// while this side moves (column s is the slope scale ξ of side's column s).
+  void sweep_side(Matrix& side, const Matrix& other_projected);
+  /// Both projections and the residual from P and Q.
+  void project();
+  /// e = ŷ − y from the two projections.
+  void refresh_residual();
 
   Matrix Xt_;
   Vector y_;
   Matrix P_, Q_;
   double reg_v_;
-  Vector e_, xi_, h_;
+  Matrix XP_, XQ_;  ///< X̃P and X̃Q, each formed once per change of its side (one pass over X̃)
+  Vector e_;
 };
 
 }  // namespace rankone::fm_baselines

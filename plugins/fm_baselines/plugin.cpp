@@ -12,7 +12,7 @@ Json example_data() {
               {"d", 6}, {"rank", 2}, {"truth", "symmetric"}, {"size", 300}, {"test_size", 50}};
 }
 
-/// The n × d (+1) copy of the features the solver reads, and its n-vectors.
+/// The n × d (+1) copy of the features the solver reads.
 double features_bytes(const FootprintContext& c, double extra_columns) {
   return dense_bytes(c.data.training_instances, static_cast<double>(c.data.shape.d1) + extra_columns);
 }
@@ -21,8 +21,8 @@ Footprint mcmc_footprint(const Params& p, const FootprintContext& c) {
   const double d = static_cast<double>(c.data.shape.d1), k = static_cast<double>(p.integer("rank"));
   const double n = c.data.training_instances;
   Footprint f = FixedSampleEstimator::training_footprint(c);
-  f.add("the features one instance per row, and the sampler's residual, projections and slopes",
-        features_bytes(c, 0) + dense_bytes(n, 4));
+  f.add("the features one instance per row, and the sampler's residual, predictions and projections X V",
+        features_bytes(c, 0) + dense_bytes(n, k + 2));
   f.add("the posterior mean's factor (fewer than 2d + k columns) and the best copy of it and of the chain",
         2 * dense_bytes(d, 2 * d + k) + 2 * dense_bytes(d, k) + 2 * dense_bytes(n, 2));
   return f;
@@ -31,8 +31,8 @@ Footprint mcmc_footprint(const Params& p, const FootprintContext& c) {
 Footprint network_footprint(const Params& p, const FootprintContext& c) {
   const double d = static_cast<double>(c.data.shape.d1) + 1, k = static_cast<double>(p.integer("rank"));
   Footprint f = FixedSampleEstimator::training_footprint(c);
-  f.add("the augmented features one instance per row, residual, projections and slopes",
-        features_bytes(c, 1) + dense_bytes(c.data.training_instances, 3));
+  f.add("the augmented features one instance per row, the residual and the projections X P and X Q",
+        features_bytes(c, 1) + dense_bytes(c.data.training_instances, 2 * k + 1));
   f.add("P and Q, their previous and best copies", 6 * dense_bytes(d, k));
   return f;
 }
