@@ -101,8 +101,7 @@ void GibbsFm::sweep(const Vector& variates) {
   for (Index f = 0; f < k; ++f) s.lambda_v(f) = draw_precision(s.V.col(f), s.mu_v(f), g_lambda_v(f));
   for (Index f = 0; f < k; ++f) s.mu_v(f) = draw_mean(s.V.col(f), s.lambda_v(f), z_mu_v(f));
 
-  for (Index f = 0; f < k; ++f) {
-    if (d == 0) break;
+  for (Index f = 0; f < k && d > 0; ++f) {
     double* q = projected_.col(f).data();
     // ∂ŷ/∂v_jf = x_j ∘ (q − x_j v_jf): ŷ is linear in v_jf with this slope (coordinate_passes.hpp).
     Slope slope = FactorSlope::of(column(0), q, e_.data(), s.V(0, f), n);
