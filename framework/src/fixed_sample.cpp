@@ -103,16 +103,9 @@ double FixedSampleEstimator::iterate(DataSource&) {
   const int t = iteration();
   const Vector r = training_residual();
   const double residual_rms = rms(r);
-  if (!std::isfinite(residual_rms) || residual_rms > divergence_factor_ * response_rms_) {
-    const std::string kept = restore_best("; the estimate returned is the diverged iterate");
-    finish(Status::diverged, "training residual RMS " + short_number(residual_rms) + " after iteration " +
-                                 std::to_string(t) + (std::isfinite(residual_rms) ? " exceeds divergence_factor × the responses' RMS (" +
-                                                                                         short_number(divergence_factor_) + " × " +
-                                                                                         short_number(response_rms_) + ")"
-                                                                                   : " is not finite") +
-                                 kept);
+  if (end_if_diverged(residual_rms, response_rms_, divergence_factor_, "on the training set after iteration " + std::to_string(t),
+                      "the responses' RMS", [this] { return restore_best("; the estimate returned is the diverged iterate"); }))
     return -1.0;
-  }
   const double fit = training_fit(r);
   record_fit(fit, fit_measure("the training set, of the iterate before the step"));
   keep_if_best(fit, t);

@@ -261,26 +261,27 @@ bool IterativeEstimator::track_validation(const DataSource& data) {
   return false;
 }
 
-void IterativeEstimator::declare_divergence_factor(Schema& schema) {
+void IterativeEstimator::declare_divergence_factor(Schema& schema, const std::string& measured,
+                                                   const std::string& reference) {
   schema
       .number("divergence_factor", kDefaultDivergenceFactor,
-              "diverged when the residual RMS on a fresh batch exceeds this multiple of the RMS of that batch's "
-              "responses (a relative residual above it); the best estimate seen on fresh data is returned")
+              "diverged when the residual RMS " + measured + " exceeds this multiple of " + reference +
+                  " (a relative residual above it), or is not finite; the best estimate seen is returned")
       .above(1.0);
 }
 
-bool IterativeEstimator::end_if_diverged(double residual_rms, double response_rms, double divergence_factor,
-                                         int iteration, const std::function<std::string()>& restore) {
-  if (std::isfinite(residual_rms) && !(residual_rms > divergence_factor * response_rms)) return false;
+bool IterativeEstimator::end_if_diverged(double residual_rms, double reference_rms, double divergence_factor,
+                                         const std::string& where, const std::string& reference,
+                                         const std::function<std::string()>& restore) {
+  if (std::isfinite(residual_rms) && !(residual_rms > divergence_factor * reference_rms)) return false;
   const std::string kept = restore();
   if (!std::isfinite(residual_rms)) {
-    finish(Status::diverged, "the residual on the fresh batch of iteration " + std::to_string(iteration) +
-                                 " is not finite" + kept);
+    finish(Status::diverged, "the residual " + where + " is not finite" + kept);
     return true;
   }
-  finish(Status::diverged, "residual RMS " + short_number(residual_rms) + " on the fresh batch of iteration " +
-                               std::to_string(iteration) + " exceeds divergence_factor × the batch's response RMS (" +
-                               short_number(divergence_factor) + " × " + short_number(response_rms) + ")" + kept);
+  finish(Status::diverged, "residual RMS " + short_number(residual_rms) + " " + where + " exceeds divergence_factor × " +
+                               reference + " (" + short_number(divergence_factor) + " × " + short_number(reference_rms) +
+                               ")" + kept);
   return true;
 }
 

@@ -108,10 +108,8 @@ const OptionsTable<OfflineOptions>& OfflineOptions::table(Method method) {
       t.bind(&OfflineOptions::learning_rate,
              s.number("learning_rate", 0.1, "step γ in units of 1/ν: the factor an update multiplies the entry's error by")
                  .above(0.0));
-    t.bind(&OfflineOptions::divergence_factor,
-           s.number("divergence_factor", 100.0,
-                    "diverged when a pass's RMS training residual exceeds this multiple of the entries' RMS")
-               .above(1.0));
+    IterativeEstimator::declare_divergence_factor(s, "on the observed entries after a pass", "the entries' RMS");
+    t.bind(&OfflineOptions::divergence_factor, "divergence_factor");
     t.bind(&OfflineOptions::max_iterations,
            s.integer("max_iterations", sgd ? 100 : 50, sgd ? "epochs" : "sweeps (U then V)").at_least(1));
     t.bind(&OfflineOptions::tolerance,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -154,19 +155,19 @@ double OfflineCompletion::iterate(DataSource&) {
   saved_V_ = V_;
   const double squared_residuals = sweep();
   const double rms = std::sqrt(squared_residuals / static_cast<double>(observed_.size()));
-  const double limit = options_.divergence_factor * observed_.value_rms();
-  if (!std::isfinite(rms) || rms > limit || !U_.allFinite() || !V_.allFinite()) {
+  const auto back_to_best = [this] {
     std::string kept = restore_best("");
-    if (kept.empty()) {
-      U_ = saved_U_;
-      V_ = saved_V_;
-      kept = "; the estimate is the one before this pass";
-    }
-    finish(Status::diverged, name() + " diverged in pass " + std::to_string(iteration() + 1) +
-                                 ": training RMS residual " + short_number(rms) + " exceeds " +
-                                 short_number(options_.divergence_factor) + " × the RMS of the observed entries" + kept);
+    if (!kept.empty()) return kept;
+    U_ = saved_U_;
+    V_ = saved_V_;
+    return std::string("; the estimate is the one before this pass");
+  };
+  // Factors that overflowed with a finite residual sum are caught by the non-finite arm too.
+  const double judged = U_.allFinite() && V_.allFinite() ? rms : std::numeric_limits<double>::infinity();
+  if (end_if_diverged(judged, observed_.value_rms(), options_.divergence_factor,
+                      "on the observed entries after pass " + std::to_string(iteration() + 1), "the entries' RMS",
+                      back_to_best))
     return -1.0;
-  }
   // No fresh data: the fit is the training residual of this pass (ALS: after it; SGD: each entry
   // before its own update).
   const double value_norm = observed_.value_rms() * std::sqrt(static_cast<double>(observed_.size()));

@@ -119,3 +119,20 @@ TEST_CASE("als_completion / sgd_mf with too few entries and a test set: fit on t
     CHECK_THAT(r.summary.message, Contains("too few observed entries for d and rank (800 entries"));
   }
 }
+
+TEST_CASE("sgd_mf: an overshooting step ends diverged by the shared rule, with a finite estimate",
+          "[online_completion][outcomes]") {
+  // learning_rate 50 (500 × the default) overshoots from the first epoch: the shared rule
+  // (IterativeEstimator::end_if_diverged) fires on the observed entries' residual.
+  Json source = psd_source(100, 2);
+  source["truth"] = "general";
+  source["size"] = 3000;
+  const Run r = run(source, Json{{"name", "sgd_mf"}, {"rank", 2}, {"learning_rate", 50.0}, {"max_iterations", 100}}, 7);
+  CAPTURE(r.summary.message, r.fits);
+  REQUIRE(r.summary.status == Status::diverged);
+  CHECK_THAT(r.summary.message, Contains("on the observed entries after pass "));
+  CHECK((r.summary.message.find("exceeds divergence_factor × the entries' RMS (1e+03 × ") != std::string::npos ||
+         r.summary.message.find("is not finite") != std::string::npos));
+  CHECK(r.final_estimate.left.allFinite());
+  CHECK(r.final_estimate.right.allFinite());
+}

@@ -160,6 +160,17 @@ TEST_CASE("divergence_factor: one declaration for the estimators that read fresh
     REQUIRE(spec != nullptr);
     CHECK(spec->to_json() == reference->to_json());
   }
+  // The fixed-set estimators declare it through the same function: the same default and bound, a
+  // text that names their residual.
+  for (const char* name : {"als_completion", "sgd_mf", "factored_gd", "svp", "fm_mcmc"}) {
+    INFO(name);
+    const ParamSpec* spec = test::registry().get(name, Kind::estimator).schema.find("divergence_factor");
+    REQUIRE(spec != nullptr);
+    Json own = spec->to_json(), shared = reference->to_json();
+    own.erase("doc");
+    shared.erase("doc");
+    CHECK(own == shared);
+  }
   fm_subgaussian::AlternatingOptions alternating;
   CHECK(alternating.divergence_factor == IterativeEstimator::kDefaultDivergenceFactor);
   alternating.divergence_factor = 1.0;  // must exceed 1

@@ -44,10 +44,7 @@ void bind_fixed_sample_settings(OptionsTable<Options>& t, std::int64_t iteration
   t.bind(&FixedSampleSettings::max_iterations,
          s.integer("max_iterations", iterations, "iteration budget (" + what + ")").at_least(0).at_most(kMaxCount));
   t.bind(&FixedSampleSettings::tolerance, s.number("tolerance", tolerance, tolerance_doc).at_least(0));
-  s.number("divergence_factor", IterativeEstimator::kDefaultDivergenceFactor,
-           "diverged when the training residual's RMS exceeds this multiple of the responses' RMS, or is not finite; "
-           "the best iterate seen is returned")
-      .above(1.0);
+  IterativeEstimator::declare_divergence_factor(s, "on the training set", "the responses' RMS");
   t.bind(&FixedSampleSettings::divergence_factor, "divergence_factor");
 }
 

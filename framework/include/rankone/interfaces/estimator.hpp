@@ -110,10 +110,12 @@ class IterativeEstimator : public Estimator {
   /// Default of `divergence_factor`: far above any fit a working run records (the start, ŷ = 0, has
   /// relative residual 1), and reached within a few iterations by a geometric blow-up.
   static constexpr double kDefaultDivergenceFactor = 1e3;
-  /// Declares `divergence_factor`, the one declaration shared by the estimators that measure their
-  /// residual on fresh batches (gfm_one_pass, fm_moment_elimination, ifm, the online completion
-  /// estimators): see `end_if_diverged`.
-  static void declare_divergence_factor(Schema& schema);
+  /// Declares `divergence_factor` (default, bound, and a text saying what `measured` residual is
+  /// compared with which `reference` RMS): the one declaration of every estimator's divergence rule,
+  /// `end_if_diverged`. The defaults are the fresh-batch estimators' (gfm_one_pass,
+  /// fm_moment_elimination, ifm, the online completion estimators).
+  static void declare_divergence_factor(Schema& schema, const std::string& measured = "on a fresh batch",
+                                        const std::string& reference = "the RMS of that batch's responses");
 
   /// Declares the policy's parameters in an estimator's schema: `stall_fit`, `stall_ratio` and
   /// `stall_margin` always, the early-stopping ones when asked. The registry reads them
@@ -147,13 +149,20 @@ class IterativeEstimator : public Estimator {
   bool finished() const { return summary_.status != Status::running; }
   int iteration() const { return summary_.iterations; }
 
-  /// The divergence rule of the estimators that read fresh batches: the residual of the current
-  /// estimate on iteration `iteration`'s fresh batch has diverged when its RMS is non-finite or above
-  /// `divergence_factor` × the RMS of the same batch's responses (a relative residual above the factor).
-  /// Then the run ends `diverged` with the shared message, `restore` (called only then) putting back
-  /// the estimate to return and saying which it is, and this returns true.
+  /// The divergence rule: the residual of the current estimate, measured `where` (for example "on
+  /// the training set after iteration 4"), has diverged when its RMS is non-finite or above
+  /// `divergence_factor` × `reference_rms` (the RMS of the responses it is compared with, named by
+  /// `reference`). Then the run ends `diverged` with the shared message, `restore` (called only
+  /// then) putting back the estimate to return and saying which it is, and this returns true.
+  bool end_if_diverged(double residual_rms, double reference_rms, double divergence_factor, const std::string& where,
+                       const std::string& reference, const std::function<std::string()>& restore);
+  /// The same rule on iteration `iteration`'s fresh batch, against that batch's response RMS.
   bool end_if_diverged(double residual_rms, double response_rms, double divergence_factor, int iteration,
-                       const std::function<std::string()>& restore);
+                       const std::function<std::string()>& restore) {
+    return end_if_diverged(residual_rms, response_rms, divergence_factor,
+                           "on the fresh batch of iteration " + std::to_string(iteration), "the batch's response RMS",
+                           restore);
+  }
 
   /// Records the current fit (lower is better) and what it measures; no floor is measured for it
   /// (training fits: the truth's residual on the training data says nothing about overfitting).
