@@ -1,7 +1,8 @@
 #pragma once
 /// \file The design samplers of docs/plugins/samplers.md. Every coordinate of every design is drawn
 /// independently; all randomness comes from the `Rng` passed to `sample`, so one sampler object can
-/// serve many threads.
+/// serve many threads. Constructors take values their registration's schema has already checked
+/// (bounds and cross-field constraints, before any factory runs): they do not check them again.
 #include "rankone/interfaces/sampler.hpp"
 
 namespace rankone::samplers {
