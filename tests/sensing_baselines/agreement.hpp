@@ -30,6 +30,13 @@ inline Json baseline_source(const std::string& op, Index d1, Index d2, Index siz
   return ref;
 }
 
+/// The symmetric Gaussian ensemble (A_i symmetric) on a d × d symmetric (or psd) truth of rank 2.
+inline Json symmetric_ensemble_source(Index d, Index size, const std::string& truth = "symmetric") {
+  Json ref = baseline_source("gaussian_ensemble", d, d, size, truth);
+  ref["operator"] = Json{{"name", "gaussian_ensemble"}, {"symmetric", true}};
+  return ref;
+}
+
 /// Writes the training set of `source_ref` opened with `seed` in agree.py's layout; fills n, d1, d2.
 inline void write_designs(const Json& source_ref, std::uint64_t seed, const std::filesystem::path& dir, Json& c) {
   auto data = make<DataSource>(source_ref, Kind::data_source);

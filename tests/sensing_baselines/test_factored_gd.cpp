@@ -44,8 +44,7 @@ TEST_CASE("factored_gd agrees step by step with its numpy reference on every ope
   const Json ensemble = baseline_source("gaussian_ensemble", 8, 6, 150, "general");
   check_factored_gd_agreement("ensemble_scaled", ensemble, scaled, 8, 1.0);
   check_factored_gd_agreement("ensemble_vanilla", ensemble, vanilla, 8, 1.0);
-  Json symmetric_ensemble = baseline_source("gaussian_ensemble", 7, 7, 120, "psd");
-  symmetric_ensemble["operator"] = Json{{"name", "gaussian_ensemble"}, {"symmetric", true}};
+  const Json symmetric_ensemble = test::symmetric_ensemble_source(7, 120, "psd");
   check_factored_gd_agreement("symmetric_ensemble_psd_vanilla", symmetric_ensemble, psd_vanilla, 8, 1.0);
 }
 
@@ -55,8 +54,7 @@ TEST_CASE("factored_gd recovers planted truths on every operator", "[factored_gd
     Json source;
     Json estimator;
   };
-  Json symmetric_ensemble = baseline_source("gaussian_ensemble", 15, 15, 300, "psd");
-  symmetric_ensemble["operator"] = Json{{"name", "gaussian_ensemble"}, {"symmetric", true}};
+  const Json symmetric_ensemble = test::symmetric_ensemble_source(15, 300, "psd");
   const std::vector<Case> cases{
       {"asymmetric rank-one", baseline_source("asymmetric_rank_one", 30, 20, 1500, "general"), Json{{"rank", 2}}},
       {"symmetric rank-one, psd", baseline_source("symmetric_rank_one", 20, 20, 1200, "psd"), Json{{"rank", 2}, {"factorization", "psd"}}},

@@ -28,8 +28,7 @@ TEST_CASE("svp agrees step by step with its numpy reference on every operator", 
     check_svp_agreement("entry_" + step, baseline_source("entry", 20, 16, 200, "general"), step, 20.0 * 16.0);
     check_svp_agreement("ensemble_" + step, baseline_source("gaussian_ensemble", 8, 6, 150, "general"), step, 1.0);
   }
-  Json symmetric_ensemble = baseline_source("gaussian_ensemble", 7, 7, 120, "symmetric");
-  symmetric_ensemble["operator"] = Json{{"name", "gaussian_ensemble"}, {"symmetric", true}};
+  const Json symmetric_ensemble = test::symmetric_ensemble_source(7, 120);
   check_svp_agreement("symmetric_ensemble_normalized", symmetric_ensemble, "normalized", 1.0);
 }
 
@@ -44,6 +43,8 @@ TEST_CASE("svp recovers planted truths", "[svp][recovery]") {
       {"Gaussian ensemble, NIHT", baseline_source("gaussian_ensemble", 20, 20, 320, "general"), "normalized"},
       {"asymmetric rank-one, NIHT", baseline_source("asymmetric_rank_one", 20, 15, 700, "general"), "normalized"},
       {"symmetric rank-one, NIHT", baseline_source("symmetric_rank_one", 20, 20, 1200, "symmetric"), "normalized"},
+      {"symmetric Gaussian ensemble, SVP", test::symmetric_ensemble_source(20, 320), "fixed"},
+      {"symmetric Gaussian ensemble, NIHT", test::symmetric_ensemble_source(20, 320), "normalized"},
       {"entries, SVP", baseline_source("entry", 50, 50, 1000, "general"), "fixed"},
       {"entries, NIHT", baseline_source("entry", 50, 50, 1000, "general"), "normalized"},
   };
