@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Prints the tables of docs/baselines-phase-transition.md from a run of
 experiments/baselines/phase_transition.json: per operator, per estimator and measurement ratio
 n / (k (d1 + d2)), the success rate at rank 2 (final relative spectral error below the experiment's
@@ -7,6 +7,8 @@ threshold; a failed or diverged trial is no success), and per rank the transitio
 usage: baselines_phase_transition.py RESULTS_DIR               the rank-2 tables
        baselines_phase_transition.py transition RESULTS_DIR    per operator, estimator and rank, the
            smallest ratio from which every larger one succeeds in at least half the trials
+       baselines_phase_transition.py figure RESULTS_DIR OUT.png    the maps: per operator (rows) and
+           estimator (columns), the success rate against the ratio and the rank (needs matplotlib)
 """
 import sys
 
@@ -80,11 +82,48 @@ def transition(resolved, ts):
             print(f"| {l} | " + " | ".join(parts) + " |")
 
 
+def figure(resolved, ts, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    labels, ratios, rates = grid(resolved, ts)
+    ranks = sorted(ratios)
+    columns = [r for r, _ in ratios[ranks[0]]]
+    if any([r for r, _ in ratios[k]] != columns for k in ranks):
+        fail("the ratios differ between ranks: the maps need one ratio axis")
+    operators = axis(resolved, "data.operator")
+    fig, axes = plt.subplots(len(operators), len(labels), figsize=(2.1 * len(labels), 1.9 * len(operators)),
+                             squeeze=False, sharex=True, sharey=True)
+    for i, op in enumerate(operators):
+        for j, l in enumerate(labels):
+            ax = axes[i][j]
+            cells = [[rates[(op, l, k, r)] for r in columns] for k in ranks]
+            if any(c is None for row in cells for c in row):
+                fail(f"{op}, {l}: not every cell has trials (a reduced run?)")
+            im = ax.imshow(cells, origin="lower", cmap="viridis", vmin=0, vmax=1, aspect="auto")
+            ax.set_xticks(range(len(columns)), [f"{r:g}" for r in columns], fontsize=7)
+            ax.set_yticks(range(len(ranks)), [str(k) for k in ranks], fontsize=7)
+            if i == 0:
+                ax.set_title(l, fontsize=9)
+            if j == 0:
+                ax.set_ylabel(f"{op}\nk", fontsize=8)
+            if i == len(operators) - 1:
+                ax.set_xlabel("n / (k(d1 + d2))", fontsize=8)
+    threshold = threshold_of(resolved)
+    fig.colorbar(im, ax=axes.ravel().tolist(), label=f"success rate (relative spectral error < {threshold:g})")
+    fig.suptitle(f"{resolved['data']['d']} × {resolved['data']['d']}, rank k: success against measurements per "
+                 f"unknown ({resolved.get('repetitions', 1)} repetitions per cell)")
+    fig.savefig(out, dpi=100, bbox_inches="tight")
+
+
 def main():
     args = sys.argv[1:]
+    if len(args) == 3 and args[0] == "figure":
+        figure(design(EXPERIMENT), trials(args[1]), args[2])
+        return
     mode = args.pop(0) if len(args) == 2 and args[0] == "transition" else "tables"
     if len(args) != 1:
-        fail("usage: baselines_phase_transition.py [transition] RESULTS_DIR")
+        fail("usage: baselines_phase_transition.py [transition] RESULTS_DIR | figure RESULTS_DIR OUT.png")
     resolved = design(EXPERIMENT)
     {"tables": tables, "transition": transition}[mode](resolved, trials(args[0]))
 
