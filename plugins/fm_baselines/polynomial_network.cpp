@@ -17,7 +17,7 @@ const OptionsTable<Options>& Options::table() {
                                                    "beta on its summed loss is n · reg_v)")
                                 .at_least(0.0));
     s.retired("init_std", "the start is the component `init` now (P, Q = the start's two factors): write \"init\": "
-                          "{\"name\": \"random_init\", \"std\": s} (polylearn: s = 1)");
+                          "{\"name\": \"random_init\", \"std\": s} (polylearn: s = 0.01)");
     t.bind(&Options::fit_lower, s.boolean("fit_lower", true, "fit w and b through a constant feature (polylearn's "
                                                              "fit_lower = 'augment'); off: ŷ = x'Mx alone"));
     bind_fixed_sample_settings(t, 1000, "one coordinate-descent epoch over P and Q each", 1e-6,
