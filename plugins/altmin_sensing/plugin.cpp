@@ -8,7 +8,8 @@ namespace {
 /// The training set (and the copy a data-driven start reads), the residual and a CG solve's
 /// products, and the factors with their previous and best copies.
 Footprint footprint(const Params& p, const FootprintContext& c) {
-  const double k = static_cast<double>(p.integer("rank"));
+  const AltMinOptions o(p);
+  const double k = static_cast<double>(o.rank);
   const double d = static_cast<double>(c.data.shape.d1 + c.data.shape.d2);
   Footprint f = FixedSampleEstimator::training_footprint(c);
   f.add("factors, conjugate-gradient vectors, previous and best copies", 8 * dense_bytes(d, k));

@@ -8,7 +8,8 @@ namespace {
 /// The training set (and the copy a data-driven start reads), the residual and the factors with
 /// their gradients, previous and best copies.
 Footprint footprint(const Params& p, const FootprintContext& c) {
-  const double k = static_cast<double>(p.integer("rank"));
+  const FactoredGdOptions o(p);
+  const double k = static_cast<double>(o.rank);
   const double d = static_cast<double>(c.data.shape.d1 + c.data.shape.d2);
   Footprint f = FixedSampleEstimator::training_footprint(c);
   f.add("factors, gradients, previous and best copies", 6 * dense_bytes(d, k));

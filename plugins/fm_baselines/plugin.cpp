@@ -18,7 +18,8 @@ double features_bytes(const FootprintContext& c, double extra_columns) {
 }
 
 Footprint mcmc_footprint(const Params& p, const FootprintContext& c) {
-  const double d = static_cast<double>(c.data.shape.d1), k = static_cast<double>(p.integer("rank"));
+  const FmMcmcOptions o(p);
+  const double d = static_cast<double>(c.data.shape.d1), k = static_cast<double>(o.rank);
   const double n = c.data.training_instances;
   Footprint f = FixedSampleEstimator::training_footprint(c);
   f.add("the features one instance per row, and the sampler's residual, predictions and projections X V",
@@ -29,7 +30,8 @@ Footprint mcmc_footprint(const Params& p, const FootprintContext& c) {
 }
 
 Footprint network_footprint(const Params& p, const FootprintContext& c) {
-  const double d = static_cast<double>(c.data.shape.d1) + 1, k = static_cast<double>(p.integer("rank"));
+  const PolynomialNetworkOptions o(p);
+  const double d = static_cast<double>(c.data.shape.d1) + 1, k = static_cast<double>(o.rank);
   Footprint f = FixedSampleEstimator::training_footprint(c);
   f.add("the augmented features one instance per row, the residual and the projections X P and X Q",
         features_bytes(c, 1) + dense_bytes(c.data.training_instances, 2 * k + 1));

@@ -6,23 +6,34 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace rankone::one_bit {
 
 namespace {
 
-std::optional<Index> optional_size(const Params& p, const std::string& name) {
-  if (!p.has(name)) return std::nullopt;
-  return static_cast<Index>(p.integer(name));
+/// `training_size`, shared by the baselines, bound to BaselineSettings' field.
+template <class Options>
+void bind_training(OptionsTable<Options>& t) {
+  t.bind(&BaselineSettings::training_size,
+         t.schema()
+             .integer("training_size", std::nullopt,
+                      "instances in the fixed training set drawn at start; default: one pass of a finite source")
+             .make_nullable()
+             .at_least(1));
 }
 
-NewtonOptions newton_options(const Params& p, int newton_steps) {
-  NewtonOptions o;
-  o.newton_steps = newton_steps;
-  o.cg_iterations = static_cast<int>(p.integer("cg_iterations"));
-  o.cg_tolerance = p.number("cg_tolerance");
-  return o;
+/// The Newton–CG settings shared by the baselines (`newton_steps` defaults differ), bound to NewtonOptions' fields.
+template <class Options>
+void bind_newton(OptionsTable<Options>& t, std::int64_t newton_steps) {
+  Schema& s = t.schema();
+  t.bind(&NewtonOptions::newton_steps,
+         s.integer("newton_steps", newton_steps, "Newton steps per solve (each a conjugate-gradient solve)").at_least(1));
+  t.bind(&NewtonOptions::cg_iterations,
+         s.integer("cg_iterations", 50, "conjugate-gradient iterations per Newton step").at_least(1));
+  t.bind(&NewtonOptions::cg_tolerance,
+         s.number("cg_tolerance", 1e-6, "CG stops when ‖residual‖ ≤ cg_tolerance · ‖gradient‖").above(0.0));
 }
 
 /// θ = W (d1 × d2) seen through the operator: scores 𝒜(W) and adjoint 𝒜'(g), with W stored as the
@@ -250,20 +261,38 @@ std::unique_ptr<ObservedEntries> observed_entries(const Batch& batch, const Sens
 
 }  // namespace
 
-Leml::Leml(const Params& params)
-    : IterativeEstimator(static_cast<int>(params.integer("max_iterations")), params.number("tolerance")),
-      rank_(params.integer("rank")),
-      training_size_(optional_size(params, "training_size")),
-      penalty_(params.number("penalty")),
-      loss_{loss_from_string(params.string("loss"))},
-      newton_(newton_options(params, static_cast<int>(params.integer("newton_steps")))) {}
+// ---- leml ----
+
+const OptionsTable<LemlOptions>& LemlOptions::table() {
+  static const OptionsTable<LemlOptions> t = [] {
+    OptionsTable<LemlOptions> t;
+    Schema& s = t.schema();
+    t.bind(&LemlOptions::rank, s.integer("rank", 2, "rank k of W = UV'").at_least(1));
+    t.bind_choice(&LemlOptions::loss, s.choice("loss", "squared", {"squared", "logistic"}, "loss on each observed label"),
+                  {{"squared", LossKind::squared}, {"logistic", LossKind::logistic}});
+    t.bind(&LemlOptions::penalty, s.number("penalty", 1e-4, "λ in mean loss + λ(‖U‖²_F + ‖V‖²_F)").at_least(0.0));
+    bind_training(t);
+    t.bind(&LemlOptions::max_iterations,
+           s.integer("max_iterations", 10, "alternations (a U solve then a V solve)").at_least(0));
+    t.bind(&LemlOptions::tolerance,
+           s.number("tolerance", 1e-6, "stop when the objective's relative change falls below this").at_least(0.0));
+    bind_newton(t, 5);
+    return t;
+  }();
+  return t;
+}
+
+Leml::Leml(LemlOptions options)
+    : IterativeEstimator(options.max_iterations, options.tolerance),
+      options_(std::move(options)),
+      loss_{options_.loss} {}
 
 Leml::~Leml() = default;
 
 void Leml::start(DataSource& data, Rng& rng) {
   entries_.reset();
   std::string why;
-  std::optional<Batch> train = gather_training_set(data, training_size_, why);
+  std::optional<Batch> train = gather_training_set(data, options_.training_size, why);
   if (!train) {
     finish(Status::failed, "leml: " + why);
     return;
@@ -271,8 +300,8 @@ void Leml::start(DataSource& data, Rng& rng) {
   train_ = std::move(*train);
   op_ = &data.sensing_operator();
   const ProblemShape shape = data.shape();
-  StartRequest request = training_set_request(train_, rank_);
-  request.random_std = 1.0 / std::sqrt(static_cast<double>(rank_));  // LEML's V ~ N(0, 1/k)
+  StartRequest request = training_set_request(train_, options_.rank);
+  request.random_std = 1.0 / std::sqrt(static_cast<double>(options_.rank));  // LEML's V ~ N(0, 1/k)
   request.solves_left_first = true;                                   // LEML's U = 0: the first alternation solves for U
   const Start start = initial_model(data, request, rng);
   if (!start.ok) {
@@ -288,8 +317,8 @@ void Leml::start(DataSource& data, Rng& rng) {
   model_.left = start.model.left;
   model_.right = start.model.right;
   objective_ = loss_.mean(train_.y, op_->forward(train_, model_)) +
-               penalty_ * (model_.left.squaredNorm() + model_.right.squaredNorm());
-  entries_ = observed_entries(train_, *op_, shape.d2, rank_);
+               options_.penalty * (model_.left.squaredNorm() + model_.right.squaredNorm());
+  entries_ = observed_entries(train_, *op_, shape.d2, options_.rank);
 }
 
 LinearScores Leml::u_step_map() const {
@@ -340,10 +369,10 @@ LinearScores Leml::v_step_map() const {
 
 double Leml::iterate(DataSource&) {
   const double before = objective_;
-  model_.left = newton_cg(u_step_map(), loss_, train_.y, penalty_, model_.left, newton_);
+  model_.left = newton_cg(u_step_map(), loss_, train_.y, options_.penalty, model_.left, options_.newton());
   double v_objective = 0.0;
-  model_.right = newton_cg(v_step_map(), loss_, train_.y, penalty_, model_.right, newton_, &v_objective);
-  objective_ = v_objective + penalty_ * model_.left.squaredNorm();
+  model_.right = newton_cg(v_step_map(), loss_, train_.y, options_.penalty, model_.right, options_.newton(), &v_objective);
+  objective_ = v_objective + options_.penalty * model_.left.squaredNorm();
   if (!model_.all_finite() || !std::isfinite(objective_)) {
     finish(Status::diverged, "leml: non-finite factors at iteration " + std::to_string(iteration() + 1));
     return -1.0;
@@ -360,16 +389,24 @@ void Leml::measure_final_fit() {
 
 // ---- ova_svm ----
 
-OneVsAllSvm::OneVsAllSvm(const Params& params)
-    : training_size_(optional_size(params, "training_size")),
-      penalty_(params.number("penalty")),
-      newton_(newton_options(params, static_cast<int>(params.integer("newton_steps")))) {}
+const OptionsTable<OvaSvmOptions>& OvaSvmOptions::table() {
+  static const OptionsTable<OvaSvmOptions> t = [] {
+    OptionsTable<OvaSvmOptions> t;
+    t.bind(&OvaSvmOptions::penalty, t.schema().number("penalty", 1e-4, "λ in mean squared hinge + λ‖W‖²_F").above(0.0));
+    bind_training(t);
+    bind_newton(t, 20);
+    return t;
+  }();
+  return t;
+}
+
+OneVsAllSvm::OneVsAllSvm(OvaSvmOptions options) : options_(std::move(options)) {}
 
 OneVsAllSvm::~OneVsAllSvm() = default;
 
 void OneVsAllSvm::start(DataSource& data, Rng&) {
   std::string why;
-  const std::optional<Batch> train = gather_training_set(data, training_size_, why);
+  const std::optional<Batch> train = gather_training_set(data, options_.training_size, why);
   const ProblemShape shape = data.shape();
   model_ = LowRankModel{};
   model_.left = Matrix::Zero(shape.d1, shape.d2);
@@ -381,7 +418,7 @@ void OneVsAllSvm::start(DataSource& data, Rng&) {
   }
   const LinearScores map = full_matrix_map(*train, data.sensing_operator(), shape.d2);
   const Loss hinge{LossKind::squared_hinge};
-  model_.left = newton_cg(map, hinge, train->y, penalty_, model_.left, newton_);
+  model_.left = newton_cg(map, hinge, train->y, options_.penalty, model_.left, options_.newton());
   if (!model_.all_finite()) {
     summary_.status = Status::diverged;
     summary_.message = "ova_svm: non-finite weights";
@@ -389,7 +426,7 @@ void OneVsAllSvm::start(DataSource& data, Rng&) {
   }
   summary_.status = Status::converged;
   summary_.message = "ova_svm: " + std::to_string(shape.d2) + " L2-SVMs from " + std::to_string(train->size()) +
-                     " labels (" + std::to_string(newton_.newton_steps) + " Newton steps at most)";
+                     " labels (" + std::to_string(options_.newton_steps) + " Newton steps at most)";
 }
 
 }  // namespace rankone::one_bit

@@ -13,13 +13,45 @@
 #include <optional>
 #include <vector>
 
-#include "rankone/core/params.hpp"
+#include "rankone/core/options_table.hpp"
 #include "rankone/interfaces/estimator.hpp"
 #include "solvers.hpp"
 
 namespace rankone::one_bit {
 
 struct ObservedEntries;
+
+/// What both baselines' settings hold, bound by the shared bind_training and bind_newton
+/// (baselines.cpp): the training set's size, and the Newton–CG budget as NewtonOptions' own fields
+/// (its gradient_tolerance is not a parameter).
+struct BaselineSettings : NewtonOptions {
+  std::optional<Index> training_size;  ///< unset: one pass of a finite source
+
+  const NewtonOptions& newton() const { return *this; }
+};
+
+/// The settings of `leml`, declared once in `table()` (core/options_table.hpp); the start, `init`,
+/// is the iteration policy's.
+struct LemlOptions : BaselineSettings, DeclaredOptions<LemlOptions> {
+  Index rank;
+  LossKind loss;       ///< squared or logistic
+  double penalty;      ///< λ in mean loss + λ(‖U‖²_F + ‖V‖²_F)
+  int max_iterations;  ///< alternations
+  double tolerance;
+
+  static const OptionsTable<LemlOptions>& table();
+  LemlOptions() { read_defaults(); }  ///< the schema's defaults
+  explicit LemlOptions(const Params& params) { read(params); }
+};
+
+/// The settings of `ova_svm`, declared once in `table()`.
+struct OvaSvmOptions : BaselineSettings, DeclaredOptions<OvaSvmOptions> {
+  double penalty;  ///< λ in mean squared hinge + λ‖W‖²_F
+
+  static const OptionsTable<OvaSvmOptions>& table();
+  OvaSvmOptions() { read_defaults(); }  ///< the schema's defaults
+  explicit OvaSvmOptions(const Params& params) { read(params); }
+};
 
 /// `leml`: low-rank empirical risk minimisation with missing labels.
 ///
@@ -31,7 +63,7 @@ struct ObservedEntries;
 /// floating-point sums; any other batch or operator takes the operator's generic products.
 class Leml final : public IterativeEstimator {
  public:
-  explicit Leml(const Params& params);
+  explicit Leml(LemlOptions options);
   ~Leml() override;
 
   /// Draws the training set and the start `init` (default random_init with LEML's std 1/√k).
@@ -55,11 +87,8 @@ class Leml final : public IterativeEstimator {
   LinearScores u_step_map() const;
   LinearScores v_step_map() const;
 
-  Index rank_;
-  std::optional<Index> training_size_;
-  double penalty_;
-  Loss loss_;
-  NewtonOptions newton_;
+  LemlOptions options_;
+  Loss loss_;  ///< options_.loss
 
   Batch train_;
   const SensingOperator* op_ = nullptr;
@@ -71,7 +100,7 @@ class Leml final : public IterativeEstimator {
 /// `ova_svm`: d2 independent linear L2-SVMs, solved jointly (the objective separates by label).
 class OneVsAllSvm final : public Estimator {
  public:
-  explicit OneVsAllSvm(const Params& params);
+  explicit OneVsAllSvm(OvaSvmOptions options);
   ~OneVsAllSvm() override;
   /// Draws the training set and trains (generalised Newton–CG); the estimate is final after start.
   void start(DataSource& data, Rng& rng) override;
@@ -80,9 +109,7 @@ class OneVsAllSvm final : public Estimator {
   Summary summary() const override { return summary_; }
 
  private:
-  std::optional<Index> training_size_;
-  double penalty_;
-  NewtonOptions newton_;
+  OvaSvmOptions options_;
   LowRankModel model_;
   Summary summary_;
 };

@@ -2,10 +2,46 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "rankone/linalg/eigensolvers.hpp"
 
 namespace rankone::one_bit {
+
+const OptionsTable<OneBitMllOptions>& OneBitMllOptions::table() {
+  static const OptionsTable<OneBitMllOptions> t = [] {
+    OptionsTable<OneBitMllOptions> t;
+    Schema& s = t.schema();
+    t.bind(&OneBitMllOptions::rank, s.integer("rank", 2, "rank k of W* (the dilation carries 2k columns)").at_least(1));
+    t.bind(&OneBitMllOptions::batch_size,
+           s.integer("batch_size", std::nullopt,
+                     "instances drawn fresh at every iteration (m; × d2 measurements with full labels). Default from the "
+                     "data: the whole training set at every iteration on a finite source (full observation, Section "
+                     "5.2; passes then defaults to max_iterations + 1 and the choice is printed as a note), " +
+                         std::to_string(BatchReader::endless_batch_size) + " on an endless one")
+               .make_nullable()
+               .at_least(1));
+    s.retired("init_batch_size", "the initialisation batch is the start's now: write \"init\": {\"name\": "
+                                 "\"spectral_init\", \"batch_size\": N} (its default is batch_size)");
+    BatchReader::declare_passes(s);
+    t.bind(&OneBitMllOptions::passes, "passes");
+    s.retired("cycle", "write \"passes\": N, the passes allowed over a finite training set (cycle: true re-used it "
+                       "without bound; with batch_size null, N ≥ max_iterations + 1)");
+    t.bind(&OneBitMllOptions::lambda,
+           s.number("lambda", std::nullopt, "λ = E[sign(g) g], g ~ N(0,1); default √(2/π) (Gaussian features). H is "
+                                            "divided by it, so c·√(2/π) is the step W + H/c: averages out label noise, "
+                                            "tames correlated features (docs/plugins/one_bit_mll.md)")
+               .make_nullable()
+               .above(0.0));
+    t.bind(&OneBitMllOptions::max_iterations,
+           s.integer("max_iterations", 10, "iterations after the initialisation (one fresh batch each)").at_least(0));
+    t.bind(&OneBitMllOptions::tolerance,
+           s.number("tolerance", 0.0, "stop when ‖W_t − W_{t−1}‖_F / ‖W_{t−1}‖_F falls below this (0: never)")
+               .at_least(0.0));
+    return t;
+  }();
+  return t;
+}
 
 namespace {
 
@@ -14,13 +50,10 @@ double sign_of(double v) { return v >= 0.0 ? 1.0 : -1.0; }
 
 }  // namespace
 
-OneBitMultilabel::OneBitMultilabel(const Params& params)
-    : IterativeEstimator(static_cast<int>(params.integer("max_iterations")), params.number("tolerance")),
-      rank_(params.integer("rank")),
-      requested_batch_size_(params.has("batch_size") ? std::optional<Index>(params.integer("batch_size")) : std::nullopt),
-      lambda_(params.has("lambda") ? params.number("lambda") : kGaussianSignMean),
-      requested_passes_(BatchReader::optional(params, "passes")),
-      reader_(requested_passes_.value_or(1)) {}
+OneBitMultilabel::OneBitMultilabel(OneBitMllOptions options)
+    : IterativeEstimator(options.max_iterations, options.tolerance),
+      options_(std::move(options)),
+      reader_(options_.passes.value_or(1)) {}
 
 OneBitMultilabel::~OneBitMultilabel() = default;
 
@@ -38,8 +71,8 @@ void OneBitMultilabel::start(DataSource& data, Rng& rng) {
     finish(Status::failed, "one_bit_mll needs an asymmetric operator (features x labels), e.g. single_label");
     return;
   }
-  if (2 * rank_ > shape.d1 + shape.d2 || rank_ > std::min(shape.d1, shape.d2)) {
-    finish(Status::failed, "rank " + std::to_string(rank_) + " is too large for a " + std::to_string(shape.d1) +
+  if (2 * options_.rank > shape.d1 + shape.d2 || options_.rank > std::min(shape.d1, shape.d2)) {
+    finish(Status::failed, "rank " + std::to_string(options_.rank) + " is too large for a " + std::to_string(shape.d1) +
                                " × " + std::to_string(shape.d2) + " problem");
     return;
   }
@@ -48,7 +81,7 @@ void OneBitMultilabel::start(DataSource& data, Rng& rng) {
   data_ = &data;
   // batch_size null (the default): the whole training set at every iteration on a finite source
   // (full observation, Section 5.2), 10 000 fresh instances on an endless one.
-  const bool whole_set = !requested_batch_size_;
+  const bool whole_set = !options_.batch_size;
   if (whole_set && data.finite() && data.size().value_or(0) == 0) {
     finish(Status::failed, "batch_size null (the whole training set per batch) needs a finite source of known size; "
                            "this one is of unknown size: give batch_size");
@@ -56,7 +89,7 @@ void OneBitMultilabel::start(DataSource& data, Rng& rng) {
   }
   if (whole_set && data.finite()) {
     const Index passes_needed = static_cast<Index>(max_iterations_) + 1;
-    if (!requested_passes_) {
+    if (!options_.passes) {
       reader_.allow_passes(passes_needed);
       batch_note_ = "one_bit_mll: batch_size " + std::to_string(*data.size()) + " (the whole training set) and passes " +
                     std::to_string(passes_needed) + " (max_iterations + 1: the start and each iteration) chosen from " +
@@ -70,14 +103,14 @@ void OneBitMultilabel::start(DataSource& data, Rng& rng) {
     }
   }
   const Index unset_size = data.finite() ? data.size().value_or(0) : BatchReader::endless_batch_size;
-  batch_size_ = requested_batch_size_.value_or(unset_size);
+  batch_size_ = options_.batch_size.value_or(unset_size);
   if (const std::string why = BatchReader::refusal(data, batch_size_, "batch_size"); !why.empty()) {
     finish(Status::failed, why + " (or batch_size null for the whole set at every iteration)");
     return;
   }
   // The start reads through the estimator's reader (its passes); its batch defaults to batch_size.
   StartRequest request;
-  request.rank = rank_;
+  request.rank = options_.rank;
   request.batch_size = batch_size_;
   request.eigen_tolerance = EigenOptions{}.tolerance;  // the subspace of H⁽⁰⁾ to the solver's precision, as Table 1 was run
   request.read = [this, &data](Index n) { return reader_.next(data, n); };
@@ -91,9 +124,9 @@ void OneBitMultilabel::start(DataSource& data, Rng& rng) {
   }
   // 𝓤 spans blkdiag(U_k, V_k) of the start (for the spectral start, of H⁽⁰⁾ = Σ y_i x_i ē_i': the
   // top-2k eigenvectors of its dilation are [u_i; ±v_i]/√2).
-  basis_ = Matrix::Zero(shape.d1 + shape.d2, 2 * rank_);
-  basis_.topLeftCorner(shape.d1, rank_) = start.basis;
-  basis_.bottomRightCorner(shape.d2, rank_) = orthonormalize(start.model.right);
+  basis_ = Matrix::Zero(shape.d1 + shape.d2, 2 * options_.rank);
+  basis_.topLeftCorner(shape.d1, options_.rank) = start.basis;
+  basis_.bottomRightCorner(shape.d2, options_.rank) = orthonormalize(start.model.right);
   const Batch& batch = start.batch;
   if (batch.instances() == 0) {
     // A start that read no data (random, a stored model, near the truth) is W⁽⁰⁾, at unit columns.
@@ -103,11 +136,11 @@ void OneBitMultilabel::start(DataSource& data, Rng& rng) {
     return;
   }
   // H⁽⁰⁾ has rank at most the number of instances: fewer than k cannot span rank k.
-  if (batch.instances() < rank_) {
+  if (batch.instances() < options_.rank) {
     finish(Status::failed, "the initialisation batch of " + std::to_string(batch.instances()) +
-                               " instances cannot span rank " + std::to_string(rank_) +
+                               " instances cannot span rank " + std::to_string(options_.rank) +
                                "; one_bit_mll needs the start's batch_size (init.batch_size, default batch_size) well above rank · d1 = " +
-                               std::to_string(rank_ * shape.d1));
+                               std::to_string(options_.rank * shape.d1));
     return;
   }
   // Algorithm 1 from W⁽⁰⁾ = 0: the first power step is on the start's batch, H⁽⁰⁾ from y alone
@@ -118,7 +151,7 @@ void OneBitMultilabel::start(DataSource& data, Rng& rng) {
     summary_.message = "the initialisation batch of " + std::to_string(batch.instances()) +
                        " instances gives a W with a zero column (" + summary_.message +
                        "): too small a batch for a " + std::to_string(shape.d1) + " × " + std::to_string(shape.d2) +
-                       " problem of rank " + std::to_string(rank_) + "; raise the start's batch_size (init.batch_size)";
+                       " problem of rank " + std::to_string(options_.rank) + "; raise the start's batch_size (init.batch_size)";
   }
 }
 
@@ -139,7 +172,7 @@ bool OneBitMultilabel::power_step(const Batch& batch, const DataSource& data, bo
   const SensingOperator& op = data.sensing_operator();
   const Index d1 = data.shape().d1;
   const Index d2 = data.shape().d2;
-  const double gain = std::sqrt(static_cast<double>(d2)) / (static_cast<double>(batch.size()) * lambda_);
+  const double gain = std::sqrt(static_cast<double>(d2)) / (static_cast<double>(batch.size()) * options_.sign_mean());
 
   // Residual r = y − sign(𝒜(W)); for W = 0 just y (see start).
   Vector residual = batch.y;
@@ -192,11 +225,11 @@ bool OneBitMultilabel::to_unit_columns(LowRankModel& model) {
 std::string OneBitMultilabel::stall_hint() const {
   // Table 1 (experiments/one_bit/table1.json) learns with m = 100 000 ≈ 48·k·(d1 + d2); a stall far
   // below that, under 10·k·(d1 + d2), may simply lack samples.
-  const Index enough = 10 * rank_ * (d1_ + d2_);
+  const Index enough = 10 * options_.rank * (d1_ + d2_);
   std::string hint;
   if (batch_size_ < enough)
     hint = "batch of " + std::to_string(batch_size_) + " instances may be small for a " + std::to_string(d1_) + " × " +
-           std::to_string(d2_) + " problem of rank " + std::to_string(rank_) + " (try ≥ 10·k·(d1 + d2) = " +
+           std::to_string(d2_) + " problem of rank " + std::to_string(options_.rank) + " (try ≥ 10·k·(d1 + d2) = " +
            std::to_string(enough) + "); ";
   return hint + "features far from Gaussian need another lambda (a step W + H/c, c = lambda/√(2/π))";
 }

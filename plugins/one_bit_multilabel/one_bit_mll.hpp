@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-#include "rankone/core/params.hpp"
+#include "rankone/core/options_table.hpp"
 #include "rankone/estimation/batch_reader.hpp"
 #include "rankone/interfaces/estimator.hpp"
 
@@ -24,10 +24,27 @@ namespace rankone::one_bit {
 /// E[sign(g) g] for g ~ N(0, 1): the λ of the paper.
 inline const double kGaussianSignMean = std::sqrt(2.0 / 3.14159265358979323846);
 
+/// The settings of `one_bit_mll`, declared once in `table()` (core/options_table.hpp); the start,
+/// `init`, is the iteration policy's.
+struct OneBitMllOptions : DeclaredOptions<OneBitMllOptions> {
+  Index rank;
+  std::optional<Index> batch_size;  ///< unset: the whole finite training set (10 000 if endless)
+  std::optional<Index> passes;      ///< unset: max_iterations + 1 with the whole set, else 1
+  std::optional<double> lambda;     ///< unset: kGaussianSignMean (sign_mean)
+  int max_iterations;
+  double tolerance;
+
+  /// The λ = E[sign(g) g] H is divided by: `lambda`, else √(2/π) (Gaussian features).
+  double sign_mean() const { return lambda.value_or(kGaussianSignMean); }
+
+  static const OptionsTable<OneBitMllOptions>& table();
+  OneBitMllOptions() { read_defaults(); }  ///< the schema's defaults
+  explicit OneBitMllOptions(const Params& params) { read(params); }
+};
+
 class OneBitMultilabel final : public IterativeEstimator {
  public:
-  /// Reads `rank`, `batch_size`, `lambda`, `passes`, `max_iterations`, `tolerance` (the start, `init`: the policy).
-  explicit OneBitMultilabel(const Params& params);
+  explicit OneBitMultilabel(OneBitMllOptions options);
   ~OneBitMultilabel() override;
 
   /// Line 1 of Algorithm 1 and its first iteration, which share one batch: 𝓤 spans the top-k
@@ -58,10 +75,7 @@ class OneBitMultilabel final : public IterativeEstimator {
   /// false when a column is zero or not finite.
   static bool to_unit_columns(LowRankModel& model);
 
-  Index rank_;
-  std::optional<Index> requested_batch_size_;  ///< none: the whole finite training set (10 000 if endless)
-  double lambda_;
-  std::optional<Index> requested_passes_;  ///< none: max_iterations + 1 with the whole set, else 1
+  OneBitMllOptions options_;
   BatchReader reader_;
   std::string batch_note_;  ///< how batch_size and passes were chosen from the data, or ""
 

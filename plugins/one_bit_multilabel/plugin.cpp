@@ -15,30 +15,23 @@ namespace {
 constexpr const char* kPaper = "Qiu, Luo, Ye & Lin 2017, Nonconvex One-bit Single-label Multi-label Learning";
 constexpr const char* kBaselinePage = "docs/plugins/multilabel_baselines.md";
 
-/// `training_size` and the Newton–CG settings shared by the batch baselines.
-void declare_training(Schema& s) {
-  s.integer("training_size", std::nullopt,
-            "instances in the fixed training set drawn at start; default: one pass of a finite source")
-      .make_nullable()
-      .at_least(1);
-}
-
 /// Instances of a batch baseline's training set: `training_size`, else one pass of a finite source.
-double training_instances(const Params& p, const DataFootprint& data) {
-  return p.has("training_size") ? served_instances(data, static_cast<double>(p.integer("training_size"))) : data.training_instances;
+double training_instances(const BaselineSettings& o, const DataFootprint& data) {
+  return o.training_size ? served_instances(data, static_cast<double>(*o.training_size)) : data.training_instances;
 }
 
 /// The initialisation (its batch and eigensolver on the 2k-column dilation) or a power step (a fresh
 /// batch, the residual and the forward map over every measurement), plus the dilation basis.
 Footprint one_bit_footprint(const Params& p, const FootprintContext& c) {
+  const OneBitMllOptions o(p);
   const DataFootprint& data = c.data;
   const double unset = data.training_instances > 0 ? data.training_instances  // finite: the whole set
                                                    : static_cast<double>(BatchReader::endless_batch_size);
-  const double n = p.has("batch_size") ? served_instances(c.data, static_cast<double>(p.integer("batch_size"))) : unset;
+  const double n = o.batch_size ? served_instances(c.data, static_cast<double>(*o.batch_size)) : unset;
   const double n0 = served_instances(c.data, initializer_batch_size(p).value_or(n));
   const double m = data.measurements_per_instance;
   const double d1 = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
-  const Index k = p.integer("rank");
+  const Index k = o.rank;
   const double start = batch_bytes(data, n0) + eigensolver_bytes(data.shape.d1, data.shape.d2, k, 2 * 8.0 * n0);
   const double step = batch_bytes(data, n) + 3 * dense_bytes(n, m) + product_packing_bytes(d1, n);  // the batch holds y
   Footprint f;
@@ -50,8 +43,9 @@ Footprint one_bit_footprint(const Params& p, const FootprintContext& c) {
 
 /// The training set held for the run and the Newton–CG vectors over its measurements.
 Footprint leml_footprint(const Params& p, const FootprintContext& c) {
+  const LemlOptions o(p);
   const DataFootprint& data = c.data;
-  const double n = training_instances(p, data);
+  const double n = training_instances(o, data);
   Footprint f;
   f.add("training set of " + format_count(n) + " instances and the Newton–CG vectors over its labels",
         batch_bytes(data, n) + 8 * dense_bytes(n, data.measurements_per_instance) +
@@ -62,8 +56,9 @@ Footprint leml_footprint(const Params& p, const FootprintContext& c) {
 /// Dense d1 × d2 weights: the training set, n × d2 score temporaries (every label is scored) and
 /// about nine d1 × d2 matrices in the solver (Newton–CG for the SVM, SVD thresholding for the trace norm).
 Footprint dense_weights_footprint(const Params& p, const FootprintContext& c) {
+  const OvaSvmOptions o(p);
   const DataFootprint& data = c.data;
-  const double n = training_instances(p, data);
+  const double n = training_instances(o, data);
   const double d1 = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
   Footprint f;
   f.add("training set of " + format_count(n) + " instances, its scores for every label",
@@ -71,12 +66,6 @@ Footprint dense_weights_footprint(const Params& p, const FootprintContext& c) {
             product_packing_bytes(d1, n));
   f.add("dense weights and the solver's copies (d1 × d2)", 9 * dense_bytes(d1, d2) + dense_bytes(d2, d2));
   return f;
-}
-
-void declare_newton(Schema& s, std::int64_t newton_steps) {
-  s.integer("newton_steps", newton_steps, "Newton steps per solve (each a conjugate-gradient solve)").at_least(1);
-  s.integer("cg_iterations", 50, "conjugate-gradient iterations per Newton step").at_least(1);
-  s.number("cg_tolerance", 1e-6, "CG stops when ‖residual‖ ≤ cg_tolerance · ‖gradient‖").above(0.0);
 }
 
 /// The data the conformance checks run these estimators and metrics on: a finite one-bit
@@ -96,31 +85,11 @@ Registration one_bit_registration() {
   r.citation =
       std::string(kPaper) + ", Algorithm 1 (H of Eq. 4; dilation blocks corrected: docs/papers/one-bit-multilabel.md)";
   r.doc_page = "docs/plugins/one_bit_mll.md";
-  Schema& s = r.schema;
-  s.integer("rank", 2, "rank k of W* (the dilation carries 2k columns)").at_least(1);
-  s.integer("batch_size", std::nullopt,
-            "instances drawn fresh at every iteration (m; × d2 measurements with full labels). Default from the data: "
-            "the whole training set at every iteration on a finite source (full observation, Section 5.2; passes "
-            "then defaults to max_iterations + 1 and the choice is printed as a note), " +
-                std::to_string(BatchReader::endless_batch_size) + " on an endless one")
-      .make_nullable()
-      .at_least(1);
-  s.retired("init_batch_size", "the initialisation batch is the start's now: write \"init\": {\"name\": "
-                                 "\"spectral_init\", \"batch_size\": N} (its default is batch_size)");
-  BatchReader::declare_passes(s);
-  s.retired("cycle", "write \"passes\": N, the passes allowed over a finite training set (cycle: true re-used it "
-                     "without bound; with batch_size null, N ≥ max_iterations + 1)");
-  s.number("lambda", std::nullopt, "λ = E[sign(g) g], g ~ N(0,1); default √(2/π) (Gaussian features). H is divided "
-                                  "by it, so c·√(2/π) is the step W + H/c: averages out label noise, tames "
-                                  "correlated features (docs/plugins/one_bit_mll.md)")
-      .make_nullable()
-      .above(0.0);
-  s.integer("max_iterations", 10, "iterations after the initialisation (one fresh batch each)").at_least(0);
-  s.number("tolerance", 0.0, "stop when ‖W_t − W_{t−1}‖_F / ‖W_{t−1}‖_F falls below this (0: never)").at_least(0.0);
-  IterativeEstimator::declare_policy(s, {.init = "spectral_init"});
+  r.schema = OneBitMllOptions::schema();
+  IterativeEstimator::declare_policy(r.schema, {.init = "spectral_init"});
   r.example = {{"batch_size", 500}};
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return std::make_unique<OneBitMultilabel>(p);
+    return std::make_unique<OneBitMultilabel>(OneBitMllOptions(p));
   };
   r.footprint = one_bit_footprint;
   return r;
@@ -135,17 +104,10 @@ Registration leml_registration() {
   r.citation = "Yu, Jain, Kar & Dhillon 2014, Large-scale Multi-label Learning with Missing Labels (ICML), Eq. (2) "
                "and Section 3; the baseline of " + std::string(kPaper) + ", Tables 1-2";
   r.doc_page = kBaselinePage;
-  Schema& s = r.schema;
-  s.integer("rank", 2, "rank k of W = UV'").at_least(1);
-  s.choice("loss", "squared", {"squared", "logistic"}, "loss on each observed label");
-  s.number("penalty", 1e-4, "λ in mean loss + λ(‖U‖²_F + ‖V‖²_F)").at_least(0.0);
-  declare_training(s);
-  s.integer("max_iterations", 10, "alternations (a U solve then a V solve)").at_least(0);
-  s.number("tolerance", 1e-6, "stop when the objective's relative change falls below this").at_least(0.0);
-  declare_newton(s, 5);
-  IterativeEstimator::declare_policy(s, {.init = "random_init"});
+  r.schema = LemlOptions::schema();
+  IterativeEstimator::declare_policy(r.schema, {.init = "random_init"});
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return std::make_unique<Leml>(p);
+    return std::make_unique<Leml>(LemlOptions(p));
   };
   r.footprint = leml_footprint;
   return r;
@@ -159,12 +121,9 @@ Registration svm_registration() {
   r.summary = "one-vs-all linear L2-SVMs (squared hinge + λ‖W‖²_F), generalised Newton–CG; no low-rank constraint";
   r.citation = std::string(kPaper) + ", Table 2 (SVM)";
   r.doc_page = kBaselinePage;
-  Schema& s = r.schema;
-  s.number("penalty", 1e-4, "λ in mean squared hinge + λ‖W‖²_F").above(0.0);
-  declare_training(s);
-  declare_newton(s, 20);
+  r.schema = OvaSvmOptions::schema();
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return std::make_unique<OneVsAllSvm>(p);
+    return std::make_unique<OneVsAllSvm>(OvaSvmOptions(p));
   };
   r.footprint = dense_weights_footprint;
   return r;

@@ -1,7 +1,6 @@
 #include "solvers.hpp"
 
 #include <cmath>
-#include <stdexcept>
 
 namespace rankone::one_bit {
 
@@ -20,13 +19,6 @@ double sigmoid_neg(double t) {
 }
 
 }  // namespace
-
-LossKind loss_from_string(const std::string& name) {
-  if (name == "squared") return LossKind::squared;
-  if (name == "logistic") return LossKind::logistic;
-  if (name == "squared_hinge") return LossKind::squared_hinge;
-  throw std::invalid_argument("unknown loss '" + name + "' (squared, logistic, squared_hinge)");
-}
 
 double Loss::value(double y, double s) const {
   switch (kind) {

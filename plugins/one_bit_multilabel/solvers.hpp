@@ -15,7 +15,6 @@ namespace rankone::one_bit {
 /// A loss ℓ(y, s) of a ±1 label y and a real score s, with its first two derivatives in s.
 /// `hessian` is the generalised second derivative where ℓ is only once differentiable.
 enum class LossKind { squared, logistic, squared_hinge };
-LossKind loss_from_string(const std::string& name);
 
 struct Loss {
   LossKind kind = LossKind::squared;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace rankone::online_completion {
 
@@ -120,8 +121,8 @@ Biases RunningBiases::biases() const {
 
 // ---- bias_baseline ----
 
-BiasBaseline::BiasBaseline(OffsetKind kind, double regularization, int max_iterations, double tolerance)
-    : IterativeEstimator(max_iterations, tolerance), kind_(kind), regularization_(regularization) {}
+BiasBaseline::BiasBaseline(BiasBaselineOptions options)
+    : IterativeEstimator(options.max_iterations, options.tolerance), options_(std::move(options)) {}
 
 BiasBaseline::~BiasBaseline() = default;
 
@@ -135,7 +136,7 @@ void BiasBaseline::start(DataSource& data, Rng&) {
   const std::optional<EntryView> entries = entry_view(all);
   if (!entries || entries->size == 0) return finish(Status::failed, "the source holds no observed entries");
   observed_.take(std::move(all), shape.d1, shape.d2, /*grouped=*/true);  // Ω held once, not beside the batch
-  fit_ = std::make_unique<BiasFit>(observed_, kind_, regularization_);
+  fit_ = std::make_unique<BiasFit>(observed_, options_.terms, options_.regularization);
 }
 
 double BiasBaseline::iterate(DataSource&) { return fit_->sweep(); }

@@ -69,7 +69,7 @@ class RunningBiases {
 /// [b_u, 1] [1, b_i]' with bias μ.
 class BiasBaseline final : public IterativeEstimator {
  public:
-  BiasBaseline(OffsetKind kind, double regularization, int max_iterations, double tolerance);
+  explicit BiasBaseline(BiasBaselineOptions options);
   ~BiasBaseline() override;
 
   void start(DataSource& data, Rng& rng) override;
@@ -83,8 +83,7 @@ class BiasBaseline final : public IterativeEstimator {
   void measure_final_fit() override;
 
  private:
-  OffsetKind kind_;
-  double regularization_;
+  BiasBaselineOptions options_;
   ObservedSet observed_;
   std::unique_ptr<BiasFit> fit_;
 };

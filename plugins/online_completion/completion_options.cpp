@@ -1,18 +1,9 @@
 #include "completion_options.hpp"
 
-#include <stdexcept>
-
 #include "rankone/core/threads.hpp"
 #include "rankone/interfaces/estimator.hpp"
 
 namespace rankone::online_completion {
-
-OffsetKind offset_kind_from_string(const std::string& name) {
-  if (name == "none") return OffsetKind::none;
-  if (name == "mean") return OffsetKind::mean;
-  if (name == "biases") return OffsetKind::biases;
-  throw std::invalid_argument("unknown offset '" + name + "' (none, mean, biases)");
-}
 
 std::string to_string(OffsetKind kind) {
   switch (kind) {
@@ -143,5 +134,26 @@ const OptionsTable<OfflineOptions>& OfflineOptions::table(Method method) {
 OfflineOptions::OfflineOptions(Method method_) : OfflineOptions(method_, Params(schema(method_).defaults())) {}
 
 OfflineOptions::OfflineOptions(Method method_, const Params& p) : method(method_) { table(method).read(*this, p); }
+
+// ---- BiasBaselineOptions ----
+
+const OptionsTable<BiasBaselineOptions>& BiasBaselineOptions::table() {
+  static const OptionsTable<BiasBaselineOptions> t = [] {
+    OptionsTable<BiasBaselineOptions> t;
+    Schema& s = t.schema();
+    t.bind_choice(&BiasBaselineOptions::terms,
+                  s.choice("terms", "biases", {"mean", "biases"}, "μ alone, or μ + b_row(i) + b_col(j)"),
+                  {{"mean", OffsetKind::mean}, {"biases", OffsetKind::biases}});
+    t.bind(&BiasBaselineOptions::regularization,
+           s.number("regularization", 10.0, "λ in Σ_Ω (M_ij − μ − b_i − c_j)² + λ(‖b‖² + ‖c‖²)").at_least(0.0));
+    t.bind(&BiasBaselineOptions::max_iterations,
+           s.integer("max_iterations", 100, "sweeps (μ, then rows, then columns)").at_least(1));
+    t.bind(&BiasBaselineOptions::tolerance,
+           s.number("tolerance", 1e-9, "stop when the relative change of (μ, b, c) in a sweep falls below this")
+               .at_least(0.0));
+    return t;
+  }();
+  return t;
+}
 
 }  // namespace rankone::online_completion

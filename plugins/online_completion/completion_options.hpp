@@ -1,9 +1,9 @@
 #pragma once
 /// \file The settings of the completion estimators: OnlineOptions (omc_psd, omc_general,
-/// omc_general_theoretical) and OfflineOptions (als_completion, sgd_mf). Each is declared once, in its
-/// `schema()` (type, default, range and doc); the struct reads it, from an experiment's validated
-/// parameters or, for C++ callers, from the schema's defaults, and checks itself Ceres-style with
-/// `is_valid`.
+/// omc_general_theoretical), OfflineOptions (als_completion, sgd_mf) and BiasBaselineOptions
+/// (bias_baseline). Each is declared once, in its `schema()` (type, default, range and doc); the
+/// struct reads it, from an experiment's validated parameters or, for C++ callers, from the schema's
+/// defaults, and checks itself Ceres-style with `is_valid`.
 #include <optional>
 #include <string>
 
@@ -14,7 +14,6 @@ namespace rankone::online_completion {
 /// What the completion estimators subtract from each observed entry before the low-rank fit
 /// (biases.hpp): nothing, the global mean, or the mean and regularised row/column biases.
 enum class OffsetKind { none, mean, biases };
-OffsetKind offset_kind_from_string(const std::string& name);
 std::string to_string(OffsetKind kind);
 
 /// Settings shared by the three online estimators.
@@ -60,6 +59,18 @@ struct OfflineOptions {
   OfflineOptions(Method method, const Params& p);
   Json to_json() const { return table(method).write(*this); }
   bool is_valid(std::string* error = nullptr) const { return schema(method).is_valid(to_json(), error); }
+};
+
+/// Settings of `bias_baseline` (docs/plugins/bias_baseline.md).
+struct BiasBaselineOptions : DeclaredOptions<BiasBaselineOptions> {
+  OffsetKind terms;       ///< mean: μ alone; biases: μ + b_row(i) + b_col(j) (never none)
+  double regularization;  ///< λ of the row and column biases
+  int max_iterations;     ///< sweeps
+  double tolerance;
+
+  static const OptionsTable<BiasBaselineOptions>& table();
+  BiasBaselineOptions() { read_defaults(); }  ///< the schema's defaults
+  explicit BiasBaselineOptions(const Params& p) { read(p); }
 };
 
 }  // namespace rankone::online_completion

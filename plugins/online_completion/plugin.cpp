@@ -48,13 +48,11 @@ FootprintModel online_footprint(double factor_copies, double warm_bytes_per_entr
 /// ALS and the bias fit read. A data-driven start reads the served batch after Ω is copied, so both are
 /// held; otherwise Ω takes the batch's arrays one by one (the batch and its largest array, 8 bytes an
 /// entry). sgd_mf's first epoch deals Ω into blocks: its order and block numbers, 8 bytes an entry.
-Footprint offline_footprint(const Params& p, const FootprintContext& c) {
+/// k: the rank of the factors (bias_baseline's 0); `indexed`: Ω carries the row and column index.
+Footprint observed_set_footprint(const Params& p, const FootprintContext& c, Index k, bool sgd, bool indexed) {
   const DataFootprint& data = c.data;
   const double n = data.training_instances;
-  const Index k = p.has("rank") ? p.integer("rank") : 0;
-  const bool sgd = p.has("blocks");
   const bool reads = initializer_reads_data(p, c.registry);  // bias_baseline has no start
-  const bool indexed = !sgd || (p.has("offset") && p.string("offset") == "biases");
   const double omega = (indexed ? 24.0 : 16.0) * n;
   const double reading = reads ? batch_bytes(data, n) + omega : std::max(batch_bytes(data, n) + 8.0 * n, omega);
   const double dealing = sgd ? omega + 8.0 * n : 0.0;
@@ -65,6 +63,18 @@ Footprint offline_footprint(const Params& p, const FootprintContext& c) {
         dense_bytes(static_cast<double>(data.shape.d1) + static_cast<double>(data.shape.d2), 4.0 * static_cast<double>(k) + 4));
   return f;
 }
+
+/// als_completion's and sgd_mf's: Ω indexed for ALS, and for sgd_mf's bias fit (offset biases).
+FootprintModel offline_footprint(OfflineOptions::Method method) {
+  return [method](const Params& p, const FootprintContext& c) {
+    const OfflineOptions o(method, p);
+    const bool sgd = method == OfflineOptions::Method::sgd_mf;
+    return observed_set_footprint(p, c, o.rank, sgd, !sgd || o.offset == OffsetKind::biases);
+  };
+}
+
+/// bias_baseline's: no factors, Ω indexed for its fit (its settings change neither).
+Footprint bias_footprint(const Params& p, const FootprintContext& c) { return observed_set_footprint(p, c, 0, false, true); }
 
 /// The data the conformance checks run the completion estimators on: entries of a 20 × 20 PSD
 /// matrix of rank 2, observed uniformly, with a held-out set; a stream for the online estimators, a
@@ -127,7 +137,7 @@ PluginDescriptor describe_online_completion() {
   IterativeEstimator::declare_policy(als.schema, {.init = "spectral_init"});
   als.example = {{"rank", 2}};
   als.example_data = completion_example_data(true);
-  als.footprint = offline_footprint;
+  als.footprint = offline_footprint(OfflineOptions::Method::als_completion);
   als.needs_finite_data = true;  // Ω is the whole of a finite source: an endless one is refused at validation
   als.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<AlsCompletion>(OfflineOptions(OfflineOptions::Method::als_completion, p));
@@ -145,7 +155,7 @@ PluginDescriptor describe_online_completion() {
   IterativeEstimator::declare_policy(sgd.schema, {.init = "random_init"});
   sgd.example = {{"rank", 2}};
   sgd.example_data = completion_example_data(true);
-  sgd.footprint = offline_footprint;
+  sgd.footprint = offline_footprint(OfflineOptions::Method::sgd_mf);
   sgd.needs_finite_data = true;
   sgd.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
     return std::make_unique<SgdMf>(OfflineOptions(OfflineOptions::Method::sgd_mf, p));
@@ -160,17 +170,12 @@ PluginDescriptor describe_online_completion() {
   biases.citation = "Koren 2008, Factorization Meets the Neighborhood (KDD), Section 2.1, baseline estimates";
   biases.doc_page = "docs/plugins/bias_baseline.md";
   biases.example_data = completion_example_data(true);
-  biases.schema.choice("terms", "biases", {"mean", "biases"}, "μ alone, or μ + b_row(i) + b_col(j)");
-  biases.schema.number("regularization", 10.0, "λ in Σ_Ω (M_ij − μ − b_i − c_j)² + λ(‖b‖² + ‖c‖²)").at_least(0.0);
-  biases.schema.integer("max_iterations", 100, "sweeps (μ, then rows, then columns)").at_least(1);
-  biases.schema.number("tolerance", 1e-9, "stop when the relative change of (μ, b, c) in a sweep falls below this")
-      .at_least(0.0);
+  biases.schema = BiasBaselineOptions::schema();
   IterativeEstimator::declare_policy(biases.schema);
   biases.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return std::make_unique<BiasBaseline>(offset_kind_from_string(p.string("terms")), p.number("regularization"),
-                                          static_cast<int>(p.integer("max_iterations")), p.number("tolerance"));
+    return std::make_unique<BiasBaseline>(BiasBaselineOptions(p));
   };
-  biases.footprint = offline_footprint;
+  biases.footprint = bias_footprint;
   biases.needs_finite_data = true;
   d.registrations.push_back(std::move(biases));
 

@@ -9,9 +9,10 @@ namespace rankone::spectral {
 
 /// One batch, the eigensolver (its products weight every measurement) and the factors.
 Footprint spectral_footprint(const Params& p, const FootprintContext& c) {
+  const SpectralOptions o(p);
   const DataFootprint& data = c.data;
-  const double n = served_instances(c.data, static_cast<double>(p.integer("batch_size")));
-  const Index k = p.integer("rank");
+  const double n = served_instances(c.data, static_cast<double>(o.batch_size));
+  const Index k = o.rank;
   Footprint f;
   f.add("batch of " + format_count(n) + " instances", batch_bytes(data, n));
   f.add("eigensolver", eigensolver_bytes(data.shape.d1, data.shape.d2, k, adjoint_bytes_per_column(data, n)));
@@ -28,13 +29,9 @@ PluginDescriptor describe_spectral() {
       "Lin & Ye 2016, A Non-convex One-Pass Framework for Generalized Factorization Machine and Rank-One Matrix "
       "Sensing, Algorithm 1 (initialisation)";
   r.doc_page = "docs/plugins/spectral.md";
-  r.schema.integer("rank", 2, "rank k of the estimate").at_least(1);
-  r.schema.integer("batch_size", 10000, "measurements in the one batch the estimate uses").at_least(1);
-  r.schema.boolean("first_order", true, "also estimate w (when the operator has a first-order term)");
-  r.schema.boolean("intercept", false,
-                   "also estimate an intercept b (y = b + x'w + x'Mx): the batch's mean residual of the moment estimate");
+  r.schema = SpectralOptions::schema();
   r.factory = [](const Params& p, const BuildContext&) -> std::unique_ptr<Component> {
-    return std::make_unique<SpectralEstimator>(p);
+    return std::make_unique<SpectralEstimator>(SpectralOptions(p));
   };
   r.footprint = spectral_footprint;
   PluginDescriptor d;

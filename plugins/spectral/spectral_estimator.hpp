@@ -1,16 +1,27 @@
 #pragma once
 /// \file The `spectral` estimator: the one-shot moment estimate of M* (and w*) from one batch.
+#include "rankone/core/options_table.hpp"
 #include "rankone/interfaces/estimator.hpp"
-#include "rankone/core/params.hpp"
 
 namespace rankone::spectral {
+
+/// The settings of `spectral`, declared once in `table()` (core/options_table.hpp).
+struct SpectralOptions : DeclaredOptions<SpectralOptions> {
+  Index rank;
+  Index batch_size;  ///< measurements in the one batch
+  bool first_order;  ///< also estimate w (when the operator has a first-order term)
+  bool intercept;    ///< also estimate b: the batch's mean residual of the moment estimate
+
+  static const OptionsTable<SpectralOptions>& table();
+  SpectralOptions() { read_defaults(); }  ///< the schema's defaults
+  explicit SpectralOptions(const Params& params) { read(params); }
+};
 
 /// Draws one batch in `start`, returns the rank-k spectral estimate (see rankone/estimation/spectral.hpp),
 /// and does no further iterations.
 class SpectralEstimator final : public Estimator {
  public:
-  /// Reads `rank`, `batch_size`, `first_order` and `intercept` from validated parameters.
-  explicit SpectralEstimator(const Params& params);
+  explicit SpectralEstimator(SpectralOptions options);
   ~SpectralEstimator() override;
 
   void start(DataSource& data, Rng& rng) override;
@@ -20,10 +31,7 @@ class SpectralEstimator final : public Estimator {
   Summary summary() const override { return summary_; }
 
  private:
-  Index rank_;
-  Index batch_size_;
-  bool first_order_;
-  bool intercept_;
+  SpectralOptions options_;
   LowRankModel model_;
   Summary summary_;
 };

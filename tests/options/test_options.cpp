@@ -147,6 +147,18 @@ TEST_CASE("completion options: online, and offline with each estimator's default
   CHECK(refusal(bad).find("/learning_rate") != std::string::npos);
 }
 
+TEST_CASE("bias_baseline options: defaults from the schema, the registered schema, terms", "[options]") {
+  using namespace online_completion;
+  check_defaults<BiasBaselineOptions>(BiasBaselineOptions::schema());
+  check_registered("bias_baseline", BiasBaselineOptions::schema());
+  BiasBaselineOptions o;
+  CHECK(o.terms == OffsetKind::biases);
+  o.terms = OffsetKind::mean;
+  CHECK(BiasBaselineOptions(Params(o.to_json())).terms == OffsetKind::mean);
+  o.max_iterations = 0;  // at least one sweep
+  CHECK(refusal(o).find("/max_iterations") != std::string::npos);
+}
+
 TEST_CASE("divergence_factor: one declaration for the estimators that read fresh batches", "[options]") {
   // gfm_one_pass, fm_moment_elimination, ifm and the online completion estimators declare it through
   // IterativeEstimator::declare_divergence_factor: same spec, same default, same meaning

@@ -77,9 +77,10 @@ class @Name@ final : public FixedSampleEstimator {
 /// The training set with the start's copy and the residuals (the base's), and the factors: the
 /// current, previous and best ones and a gradient of each.
 Footprint footprint(const Params& p, const FootprintContext& c) {
+  const @Name@Options o(p);  // the parameters as the estimator reads them
   Footprint f = FixedSampleEstimator::training_footprint(c);
   const double rows = static_cast<double>(c.data.shape.d1 + c.data.shape.d2);
-  f.add("factors: current, previous, best and gradients", 4 * dense_bytes(rows, static_cast<double>(p.integer("rank"))));
+  f.add("factors: current, previous, best and gradients", 4 * dense_bytes(rows, static_cast<double>(o.rank)));
   return f;
 }
 

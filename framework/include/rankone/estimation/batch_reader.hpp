@@ -103,11 +103,6 @@ class BatchReader {
     return params.has("batch_size") ? static_cast<Index>(params.integer("batch_size")) : endless_batch_size;
   }
 
-  /// An optional integer parameter.
-  static std::optional<Index> optional(const Params& params, const std::string& name) {
-    return params.has(name) ? std::optional<Index>(params.integer(name)) : std::nullopt;
-  }
-
   /// Why batches of `n` instances cannot come from `data`, or "": a batch larger than a finite set
   /// would hold some of its instances twice (topped up from the next pass). Estimators ask in
   /// `start` for every batch size they will request; `parameter` names it in the message.
