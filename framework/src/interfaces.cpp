@@ -204,7 +204,7 @@ void IterativeEstimator::declare_policy(Schema& schema, PolicyParts parts) {
   if (!parts.init.empty())
     schema.plugin("init", "initializer", parts.init,
                   "where the estimator starts: spectral_init (the spectral estimate of a batch), random_init, "
-                  "warm_start (a stored model) or near_truth (docs/plugins/initializers.md)");
+                  "zero_init, warm_start (a stored model) or near_truth (docs/plugins/initializers.md)");
   if (!parts.early_stopping) return;
   schema.boolean("early_stopping", false,
                  "score every iterate (and the start) on the source's validation part, keep the best, and stop "

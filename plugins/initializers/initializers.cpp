@@ -48,9 +48,17 @@ Matrix perturbed(const Matrix& x, double distance, Rng& rng) {
   return x + (distance * size / norm) * g;
 }
 
+/// Why a start that draws k columns cannot serve a request without a rank, or "".
+std::string needs_rank(const StartRequest& request, const std::string& start) {
+  if (request.rank > 0) return "";
+  return "the estimator's model has no rank (a convex solver), and " + start +
+         " draws a rank-k start: use zero_init, warm_start or near_truth";
+}
+
 }  // namespace
 
 Start SpectralStart::initialize(const DataSource& data, const StartRequest& request, Rng& rng) const {
+  if (const std::string why = needs_rank(request, "spectral_init"); !why.empty()) return failed(why);
   const Index n = batch_size_.value_or(request.batch_size);
   if (request.refusal)
     if (const std::string why = request.refusal(n, "init/batch_size"); !why.empty()) return failed(why);
@@ -96,7 +104,18 @@ Start SpectralStart::initialize(const DataSource& data, const StartRequest& requ
   return s;
 }
 
+Start ZeroStart::initialize(const DataSource& data, const StartRequest& request, Rng&) const {
+  const ProblemShape shape = data.shape();
+  LowRankModel model;
+  model.left = Matrix::Zero(shape.d1, request.rank);
+  model.right = Matrix::Zero(shape.symmetric ? shape.d1 : shape.d2, request.rank);
+  model.symmetrize = shape.symmetric;
+  if (request.first_order && data.sensing_operator().has_first_order()) model.w = Vector::Zero(shape.d1);
+  return started(std::move(model));
+}
+
 Start RandomStart::initialize(const DataSource& data, const StartRequest& request, Rng& rng) const {
+  if (const std::string why = needs_rank(request, "random_init"); !why.empty()) return failed(why);
   const ProblemShape shape = data.shape();
   LowRankModel model;
   if (request.one_factor && !shape.symmetric && shape.d1 != shape.d2)
@@ -133,7 +152,7 @@ Start WarmStart::initialize(const DataSource& data, const StartRequest& request,
   if (model.rows() != shape.d1 || model.cols() != d2)
     throw ConfigError("at " + path_ + ": the model in " + folder_.string() + " is " + shape_text(model.rows(), model.cols()) +
                       ", the data's matrix is " + shape_text(shape.d1, d2));
-  if (model.rank() != request.rank)
+  if (request.rank > 0 && model.rank() != request.rank)
     throw ConfigError("at " + path_ + ": the model in " + folder_.string() + " has rank " + std::to_string(model.rank()) +
                       ", the estimator asks for rank " + std::to_string(request.rank));
   if (request.first_order && data.sensing_operator().has_first_order() && !model.has_first_order())
@@ -149,7 +168,7 @@ Start NearTruthStart::initialize(const DataSource& data, const StartRequest& req
   if (truth->zero_diagonal)
     throw ConfigError("at " + path_ + ": near_truth: the planted truth removes its diagonal (fm, zero_diagonal) and has "
                       "no low-rank factors to start near");
-  const BalancedFactors balanced = balanced_factors(*truth, request.rank);
+  const BalancedFactors balanced = balanced_factors(*truth, request.rank > 0 ? request.rank : truth->rank());
   LowRankModel model;
   model.left = perturbed(balanced.left, distance_, rng);
   model.right = perturbed(balanced.right, distance_, rng);

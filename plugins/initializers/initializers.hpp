@@ -23,6 +23,13 @@ class SpectralStart final : public Initializer {
   std::optional<double> tolerance_;  ///< unset: the estimator's (StartRequest::eigen_tolerance), else kDefaultTolerance
 };
 
+/// `zero_init`: the zero matrix (k zero columns, w = 0): a convex solver's start, where its path
+/// of λ begins. On a factored estimator 0 is a stationary point its steps never leave.
+class ZeroStart final : public Initializer {
+ public:
+  Start initialize(const DataSource& data, const StartRequest& request, Rng& rng) const override;
+};
+
 /// `random_init`: Gaussian factors with i.i.d. N(0, std²) entries (w = 0); the basis is that of the left factor.
 /// Without a std: the estimator's (StartRequest::random_std), else kDefaultStd.
 class RandomStart final : public Initializer {

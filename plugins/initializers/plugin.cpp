@@ -42,6 +42,13 @@ Registration spectral() {
   return r;
 }
 
+Registration zero() {
+  Registration r = start("zero_init", "the zero matrix (and w = 0): a convex solver's start, where its λ path begins");
+  r.reads_data = false;
+  r.factory = [](const Params&, const BuildContext&) -> std::unique_ptr<Component> { return std::make_unique<ZeroStart>(); };
+  return r;
+}
+
 Registration random() {
   Registration r = start("random_init", "Gaussian factors with i.i.d. N(0, std²) entries, w = 0");
   r.reads_data = false;
@@ -86,7 +93,7 @@ Registration near_truth() {
 
 PluginDescriptor describe_initializers() {
   PluginDescriptor d;
-  for (auto make : {spectral, random, warm_start, near_truth}) d.registrations.push_back(make());
+  for (auto make : {spectral, random, zero, warm_start, near_truth}) d.registrations.push_back(make());
   return d;
 }
 

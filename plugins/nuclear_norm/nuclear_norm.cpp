@@ -172,7 +172,7 @@ LowRankModel NuclearNorm::model_of(const Iterate& x) const {
   return m;
 }
 
-void NuclearNorm::start(DataSource& data, Rng&) {
+void NuclearNorm::start(DataSource& data, Rng& rng) {
   x_residual_.reset();
   if (!read_training_set(data, "nuclear_norm")) return;
   const ProblemShape shape = problem();
@@ -185,12 +185,24 @@ void NuclearNorm::start(DataSource& data, Rng&) {
   }
   if (options_.loss == Options::Loss::logistic && !(training().y.array().abs() == 1.0).all())
     return finish(Status::failed, "loss \"logistic\" needs labels ±1 (a sign link); these responses are not all ±1");
-  // The start 0 is the solution at λ_max = ‖∇f(0)‖₂: the path begins there.
-  X_.dense = Matrix::Zero(shape.d1, shape.d2);
-  X_.left = Matrix(shape.d1, 0);
-  X_.right = Matrix(shape.d2, 0);
+  // The path begins at λ_max = ‖∇f(0)‖₂, whose solution is zero_init's 0; another start (a stored
+  // model, near_truth) is where the first value of λ's steps begin, of whatever rank it has.
+  const Start s = initial_model(data, start_request(0), rng);
+  if (!s.ok) return finish(Status::failed, "no start: " + s.failure);
+  if (s.model.has_first_order() || s.model.zero_diagonal)
+    return finish(Status::failed, "no start: nuclear_norm's estimate is a matrix X alone, and the start's model has " +
+                                      std::string(s.model.zero_diagonal ? "no diagonal" : "a first-order term w"));
+  if (s.model.rank() == 0 || s.model.left.isZero(0.0) || s.model.right.isZero(0.0)) {
+    X_.dense = Matrix::Zero(shape.d1, shape.d2);
+    X_.left = Matrix(shape.d1, 0);
+    X_.right = Matrix(shape.d2, 0);
+    x_residual_ = Vector(-training().y);  // 𝒜(0) − y
+  } else {
+    X_ = threshold(s.model.dense(), 0.0);  // its thin SVD
+    if (!X_.dense.allFinite()) return finish(Status::failed, "no start: the start is not finite");
+    x_residual_ = residual(model_of(X_));
+  }
   Y_ = X_.dense;
-  x_residual_ = Vector(-training().y);  // 𝒜(0) − y
   const Matrix g0 = smooth_gradient(-training().y);
   const double top = Eigen::BDCSVD<Matrix>(g0).singularValues()(0);
   if (!(top > 0.0))

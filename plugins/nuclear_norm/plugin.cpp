@@ -36,12 +36,12 @@ Registration trace_preset(const std::string& name, const std::string& what, cons
        "that grows by 1.5 after each accepted step",
        "Qiu, Luo, Ye & Lin 2017, Nonconvex One-bit Single-label Multi-label Learning, Table 2 (" + table_name +
            "); solved as nuclear_norm (Ji & Ye 2009, Algorithm 1)",
-       "", Json{{"penalty", 0.01}, {"max_iterations", 20}}, footprint, one_bit_data(), kPage});
+       "zero_init", Json{{"penalty", 0.01}, {"max_iterations", 20}}, footprint, one_bit_data(), kPage});
 }
 
 PluginDescriptor describe() {
   PluginDescriptor d;
-  // convex: the path starts at 0, the solution at λ_max (no init)
+  // convex: zero_init by default, the solution at λ_max where the path begins
   d.registrations.push_back(fixed_sample_registration<NuclearNorm, NuclearNormOptions>(
       {"nuclear_norm",
        "nuclear-norm regularised least squares or logistic regression min f(X) + λ‖X‖_* on a fixed training set by "
@@ -50,7 +50,7 @@ PluginDescriptor describe() {
        "Ji & Ye 2009, An Accelerated Gradient Method for Trace Norm Minimization (ICML), Algorithms 1 and 2; Mazumder, "
        "Hastie & Tibshirani 2010, Spectral Regularization Algorithms for Learning Large Incomplete Matrices (JMLR 11), "
        "Algorithm 1 (Soft-Impute)",
-       "", Json{{"path_length", 3}, {"max_iterations", 20}}, footprint}));
+       "zero_init", Json{{"path_length", 3}, {"max_iterations", 20}}, footprint}));
   d.registrations.push_back(trace_preset<NuclearNormOptions::Loss::logistic>("trace_logistic", "logistic regression", "LRT"));
   d.registrations.push_back(trace_preset<NuclearNormOptions::Loss::squared>("trace_squared", "least squares", "SMT"));
   return d;

@@ -28,13 +28,13 @@ Json gfm(const Json& init, int iterations = 25) {
   return e;
 }
 
-/// The start of `init_ref` on `source_ref` (opened with seed 3), for rank 2.
-Start start_of(const Json& source_ref, const Json& init_ref) {
+/// The start of `init_ref` on `source_ref` (opened with seed 3), for rank 2 (0: an estimator without one).
+Start start_of(const Json& source_ref, const Json& init_ref, Index rank = 2) {
   auto data = test::make<DataSource>(source_ref, Kind::data_source);
   data->open(3);
   auto init = test::make<Initializer>(init_ref, Kind::initializer);
   StartRequest request;
-  request.rank = 2;
+  request.rank = rank;
   request.first_order = true;
   request.batch_size = 1000;
   request.read = [&](Index n) { return data->next(n); };
@@ -90,6 +90,26 @@ TEST_CASE("gfm_one_pass on u'Mv starts at the start's model, whatever its left f
   }();
   const Matrix M = drawn.model.dense();
   CHECK((random.start_estimate.dense() - M).norm() < 1e-12 * M.norm());
+}
+
+TEST_CASE("zero_init is the zero matrix; a request without a rank keeps the truth's and refuses drawn starts",
+          "[initializers]") {
+  const Start zero = start_of(gfm_source(), "zero_init");
+  REQUIRE(zero.ok);
+  CHECK(zero.model.rank() == 2);
+  CHECK(zero.model.left.isZero(0.0));
+  CHECK(zero.model.right.isZero(0.0));
+  CHECK(start_of(gfm_source(), "zero_init", 0).model.rank() == 0);
+  Json rank3 = gfm_source("asymmetric_rank_one");
+  rank3["rank"] = 3;
+  const Start planted = start_of(rank3, Json{{"name", "near_truth"}, {"distance", 0.0}}, 0);
+  REQUIRE(planted.ok);
+  CHECK(planted.model.rank() == 3);
+  for (const char* drawn : {"random_init", "spectral_init"}) {
+    const Start s = start_of(gfm_source(), drawn, 0);
+    CHECK_FALSE(s.ok);
+    CHECK_THAT(s.failure, Contains("has no rank") && Contains("use zero_init, warm_start or near_truth"));
+  }
 }
 
 TEST_CASE("random_init: N(0, std²) factors from the generator, one factor (right = left) when asked", "[initializers]") {

@@ -1,12 +1,13 @@
 // nuclear_norm (proximal gradient, accelerated, Soft-Impute over a λ path; squared or logistic loss):
 // step-by-step agreement with the numpy reference tests/references/nuclear_norm.py across the stages
 // of a path, planted truths recovered to the accuracy λ_min allows, the one-bit presets
-// trace_logistic / trace_squared as the configurations they are, refusals.
+// trace_logistic / trace_squared as the configurations they are, its starts, refusals.
 #include <catch2/catch.hpp>
 
 #include <string>
 
 #include "agreement.hpp"
+#include "rankone/store/saved_model.hpp"
 
 namespace {
 
@@ -135,6 +136,52 @@ TEST_CASE("nuclear_norm recovers planted truths to the accuracy of its last λ",
     CHECK(error < 1e-3);
     CHECK(run.estimator->estimate().rank() == 2);  // the shrinkage leaves the truth's rank
     CHECK_THAT(run.estimator->summary().notes.back(), Contains("λ path: 10 value(s)"));
+  }
+}
+
+TEST_CASE("nuclear_norm starts from init: 0 by default, a stored model of any rank continues a solve",
+          "[nuclear_norm][init]") {
+  const Json source = baseline_source("gaussian_ensemble", 20, 20, 320, "general");
+  const Json solve{{"name", "nuclear_norm"}, {"lambda", 1e-3}, {"stage_iterations", 5000}, {"max_iterations", 5000},
+                   {"tolerance", 1e-10}};
+  const test::FinishedRun first = test::run_to_end(source, solve, 41);
+  const Summary cold = first.estimator->summary();
+  INFO(cold.message);
+  REQUIRE(cold.status == Status::converged);
+  const Matrix solution = first.estimator->estimate().dense();
+
+  Json zero = solve;
+  zero["init"] = "zero_init";
+  CHECK(test::run_to_end(source, zero, 41).estimator->estimate().dense() == solution);  // the default, bitwise
+
+  test::ScratchDir s("nuclear_norm_warm_start");
+  SavedModel::of(first.estimator->estimate(), *first.data, source, "nuclear_norm", "cold").write_folder(s / "model");
+  REQUIRE(first.estimator->estimate().rank() > 1);  // the estimator asks for no rank: the model's is kept
+  Json warm = solve;
+  warm["init"] = Json{{"name", "warm_start"}, {"model", (s / "model").string()}};
+  const test::FinishedRun again = test::run_to_end(source, warm, 41);
+  const Summary resumed = again.estimator->summary();
+  INFO(resumed.message);
+  CHECK(resumed.status == Status::converged);
+  CHECK(cold.iterations > 20);
+  CHECK(resumed.iterations <= 10);  // measured 6 (479 from 0): the solution is a fixed point of the step at every L
+  CHECK((again.estimator->estimate().dense() - solution).norm() < 1e-8 * solution.norm());
+
+  // near_truth starts at the truth's rank: the same solution, sooner than from 0.
+  Json near = solve;
+  near["init"] = Json{{"name", "near_truth"}, {"distance", 0.0}};
+  const test::FinishedRun planted = test::run_to_end(source, near, 41);
+  CHECK(planted.estimator->summary().status == Status::converged);
+  CHECK(planted.estimator->summary().iterations < cold.iterations);
+  CHECK((planted.estimator->estimate().dense() - solution).norm() < 1e-6 * solution.norm());
+
+  for (const char* drawn : {"random_init", "spectral_init"}) {
+    Json ranked = solve;
+    ranked["init"] = drawn;
+    const test::FinishedRun refused = test::run_to_end(source, ranked, 41);
+    CHECK(refused.estimator->summary().status == Status::failed);
+    CHECK_THAT(refused.estimator->summary().message,
+               Contains("no start: the estimator's model has no rank") && Contains(std::string(drawn) + " draws a rank-k start"));
   }
 }
 

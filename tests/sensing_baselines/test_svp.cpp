@@ -58,6 +58,24 @@ TEST_CASE("svp recovers planted truths", "[svp][recovery]") {
   }
 }
 
+TEST_CASE("svp from zero_init is SVP's Algorithm 1: its first iterate is the spectral start over 1 + δ", "[svp][init]") {
+  const Json source = baseline_source("gaussian_ensemble", 20, 20, 320, "general");
+  const Json svp{{"name", "svp"}, {"rank", 2}, {"max_iterations", 3000}};
+  Json from_zero = svp;
+  from_zero["init"] = "zero_init";
+  Json spectral = svp;
+  spectral["init"] = Json{{"name", "spectral_init"}, {"tolerance", 1e-13}};
+  spectral["max_iterations"] = 0;
+  const test::SteppedRun zero = test::run_stepwise(source, from_zero, 41);
+  const Matrix start = test::run_to_end(source, spectral, 41).estimator->estimate().dense();
+  REQUIRE(zero.start_estimate.dense().isZero(0.0));
+  REQUIRE(!zero.estimates.empty());
+  CHECK((zero.estimates.front().dense() - start / (1.0 + 1.0 / 3.0)).norm() < 1e-9 * start.norm());
+  CHECK(zero.summary.status == Status::converged);
+  const test::FinishedRun run = test::run_to_end(source, from_zero, 41);
+  CHECK(relative_error(run.estimator->estimate(), *run.data->truth()) < 1e-6);
+}
+
 TEST_CASE("svp: delta belongs to the fixed step", "[svp][errors]") {
   CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "svp"}, {"step", "normalized"}, {"delta", 0.2}}, Kind::estimator),
                     Contains("violated constraint on /delta and /step"));

@@ -24,6 +24,9 @@ class Registry;
 
 /// What an estimator asks of its start.
 struct StartRequest {
+  /// The rank of the start; 0: the estimator's model has none (a convex solver's iterate): a stored
+  /// or planted start keeps its own, zero_init's is the zero matrix, and a start that draws k
+  /// columns (spectral_init, random_init) is refused.
   Index rank = 1;
   bool first_order = false;  ///< also a start for w, when the operator has a first-order term
   /// The estimator's model is one factor, M = L L' (a factorization machine's): the start's right
