@@ -285,6 +285,15 @@ bool IterativeEstimator::end_if_diverged(double residual_rms, double reference_r
   return true;
 }
 
+bool IterativeEstimator::end_if_not_finite(bool finite, const std::string& what,
+                                           const std::function<std::string()>& restore, const std::string& hint) {
+  if (finite) return false;
+  const std::string kept = restore();
+  finish(Status::diverged, "the update of iteration " + std::to_string(iteration() + 1) + " produced non-finite " + what +
+                               kept + (hint.empty() ? "" : "; " + hint));
+  return true;
+}
+
 void IterativeEstimator::record_fresh_fit(double fit, const std::string& measure, Batch&& batch,
                                           const DataSource& data) {
   record_fit(fit, measure);

@@ -179,11 +179,10 @@ double ConventionalFmEstimator::iterate(DataSource&) {
   const Vector w_prev = w_;
   if (options_.solver == ConventionalFmOptions::Solver::sgd) sgd_epoch();
   else als_epoch();
-  if (!U_.allFinite() || !w_.allFinite() || !std::isfinite(bias_)) {
-    finish(Status::diverged, "non-finite parameters in epoch " + std::to_string(iteration() + 1) +
-                                 (options_.solver == ConventionalFmOptions::Solver::sgd ? " (reduce learning_rate)" : ""));
+  if (end_if_not_finite(U_.allFinite() && w_.allFinite() && std::isfinite(bias_), "parameters",
+                        [this] { return restore_best(""); },
+                        options_.solver == ConventionalFmOptions::Solver::sgd ? "reduce learning_rate" : ""))
     return -1.0;
-  }
   const double change = (w_ - w_prev).norm() + factored_difference_norm(U_, U_, U_prev, U_prev);
   const double size = w_.norm() + factored_norm(U_, U_);
   return size > 0.0 ? change / size : change;

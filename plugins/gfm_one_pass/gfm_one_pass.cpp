@@ -254,11 +254,9 @@ double GfmOnePass::iterate(DataSource& data) {
     if (options_.intercept) b_next = refit_intercept(batch, op, U_next, V_next, w_next);
   }
 
-  if (!U_next.allFinite() || !V_next.allFinite() || !w_next.allFinite() || !std::isfinite(b_next)) {
-    const std::string kept = restore_best(kBeforeThisIteration);
-    finish(Status::diverged, "the update of iteration " + std::to_string(t) + " produced non-finite values" + kept);
+  if (end_if_not_finite(U_next.allFinite() && V_next.allFinite() && w_next.allFinite() && std::isfinite(b_next), "values",
+                        [this] { return restore_best(kBeforeThisIteration); }))
     return -1.0;
-  }
   U_ = std::move(U_next);
   V_ = std::move(V_next);
   w_ = std::move(w_next);

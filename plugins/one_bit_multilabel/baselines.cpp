@@ -373,10 +373,8 @@ double Leml::iterate(DataSource&) {
   double v_objective = 0.0;
   model_.right = newton_cg(v_step_map(), loss_, train_.y, options_.penalty, model_.right, options_.newton(), &v_objective);
   objective_ = v_objective + options_.penalty * model_.left.squaredNorm();
-  if (!model_.all_finite() || !std::isfinite(objective_)) {
-    finish(Status::diverged, "leml: non-finite factors at iteration " + std::to_string(iteration() + 1));
+  if (end_if_not_finite(model_.all_finite() && std::isfinite(objective_), "factors", [] { return std::string(); }))
     return -1.0;
-  }
   return std::abs(before - objective_) / std::max(std::abs(before), 1e-300);
 }
 

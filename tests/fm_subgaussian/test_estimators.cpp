@@ -134,6 +134,17 @@ TEST_CASE("fm fits conventional-FM data to the noise floor with SGD and ALS", "[
   CHECK(linear.test_rmse > 10 * 0.1);
 }
 
+TEST_CASE("fm: an SGD step so long its parameters overflow ends diverged by the shared non-finite rule",
+          "[fm_subgaussian][fm]") {
+  Json data = source("gaussian", "fm", 30, 2);
+  data["size"] = 2000;
+  const Outcome o = run(data, Json{{"name", "fm"}, {"rank", 2}, {"solver", "sgd"}, {"learning_rate", 1e6}, {"max_iterations", 50}}, 25);
+  INFO(o.summary.message);
+  CHECK(o.summary.status == Status::diverged);
+  CHECK_THAT(o.summary.message, Catch::Contains("produced non-finite parameters") && Catch::Contains("; reduce learning_rate"));
+  CHECK(o.summary.iterations <= 50);
+}
+
 TEST_CASE("fm and ridge learn from the first training_size instances of a finite source, and refuse more",
           "[fm_subgaussian][fm][ridge][finite]") {
   Json data = source("gaussian", "fm", 10, 2);

@@ -164,6 +164,13 @@ class IterativeEstimator : public Estimator {
                            restore);
   }
 
+  /// The non-finite rule: when `finite` is false, the update of the current iteration produced a NaN
+  /// or an infinity in `what` (for example "factors"): the run ends `diverged` with the shared
+  /// message, `restore` putting back the estimate to return (its text appended), then `hint`, and
+  /// this returns true.
+  bool end_if_not_finite(bool finite, const std::string& what, const std::function<std::string()>& restore,
+                         const std::string& hint = "");
+
   /// Records the current fit (lower is better) and what it measures; no floor is measured for it
   /// (training fits: the truth's residual on the training data says nothing about overfitting).
   void record_fit(double fit, const std::string& measure) {
