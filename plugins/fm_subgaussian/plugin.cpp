@@ -19,15 +19,16 @@ constexpr const char* kPaper = "Lin, Ye et al., Learning Factorization Machines 
 /// kept for the noise floor, and two copies. ifm's zero-diagonal estimate makes the final spectrum dense.
 FootprintModel alternating_footprint(bool zero_diagonal) {
   return [zero_diagonal](const Params& p, const FootprintContext& c) {
+    const AlternatingOptions o(p);
     const DataFootprint& data = c.data;
-    const double n = served_instances(c.data, static_cast<double>(BatchReader::footprint_batch_size(p)));
+    const double n = served_instances(c.data, static_cast<double>(BatchReader::footprint_batch_size(o.batch_size)));
     const double d = static_cast<double>(data.shape.d1);
     const double start = batch_bytes(data, n) + 4 * dense_bytes(d, n);
     const double step = (data.has_truth ? 2 : 1) * batch_bytes(data, n) + 2 * dense_bytes(d, n);
     Footprint f;
     f.add("batches of " + format_count(n) + " instances and their dense d × n copies",
           std::max(start, step) + product_packing_bytes(d, n));
-    f.add("factors and their previous and best copies", 6 * dense_bytes(d, static_cast<double>(p.integer("rank"))));
+    f.add("factors and their previous and best copies", 6 * dense_bytes(d, static_cast<double>(o.rank)));
     if (zero_diagonal) {
       f.add("spectrum of the zero-diagonal estimate (dense d × d)", dense_spectrum_bytes(d, d));
       f.data.zero_diagonal_model = true;
@@ -39,15 +40,16 @@ FootprintModel alternating_footprint(bool zero_diagonal) {
 /// The training set (training_size instances in one draw, or a whole pass of a finite source,
 /// gathered with a 2× copy at the end) and two (ALS: three) dense d × N copies of its design; the zero-diagonal estimate's spectrum.
 Footprint conventional_fm_footprint(const Params& p, const FootprintContext& c) {
+  const ConventionalFmOptions o(p);
   const DataFootprint& data = c.data;
-  const double n = p.has("training_size") ? served_instances(data, static_cast<double>(p.integer("training_size")))
+  const double n = o.training_size ? served_instances(data, static_cast<double>(*o.training_size))
                    : data.training_instances > 0 ? data.training_instances
                                                  : static_cast<double>(ConventionalFmOptions::endless_training_size);
   const double d = static_cast<double>(data.shape.d1);
-  const double copies = p.string("solver") == "als" ? 3 : 2;
+  const double copies = o.solver == ConventionalFmOptions::Solver::als ? 3 : 2;
   Footprint f;
   f.add("training set of " + format_count(n) + " instances and its dense copies",
-        (!p.has("training_size") && data.training_instances > 0 ? 2 : 1) * batch_bytes(data, n) + copies * dense_bytes(d, n) + product_packing_bytes(d, n));
+        (!o.training_size && data.training_instances > 0 ? 2 : 1) * batch_bytes(data, n) + copies * dense_bytes(d, n) + product_packing_bytes(d, n));
   f.add("spectrum of the zero-diagonal estimate (dense d × d)", dense_spectrum_bytes(d, d));
   f.data.zero_diagonal_model = true;
   return f;
@@ -56,8 +58,9 @@ Footprint conventional_fm_footprint(const Params& p, const FootprintContext& c) 
 /// The (d+1)² scatter matrix and the solve's copies of it (up to seven), and a batch with its two
 /// dense copies.
 Footprint ridge_footprint(const Params& p, const FootprintContext& c) {
+  const RidgeOptions o(p);
   const DataFootprint& data = c.data;
-  const double n = served_instances(c.data, static_cast<double>(p.integer("batch_size")));
+  const double n = served_instances(c.data, static_cast<double>(o.batch_size));
   const double d = static_cast<double>(data.shape.d1);
   Footprint f;
   f.add("scatter matrix and its solve ((d + 1)² each)", 7 * dense_bytes(d + 1, d + 1));

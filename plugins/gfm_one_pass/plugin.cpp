@@ -12,14 +12,10 @@ namespace rankone::gfm {
 Footprint gfm_footprint(const Params& p, const FootprintContext& c) {
   const GfmOptions o(p);
   const DataFootprint& data = c.data;
-  const double n = served_instances(c.data, static_cast<double>(BatchReader::footprint_batch_size(p)));
-  // Only spectral_init reads a batch and solves an eigenproblem; the other starts hold their factors.
-  const Json& init = p.raw("init");
-  const bool spectral = init.value("name", "") == "spectral_init";
-  const double n0 = !spectral ? 0.0
-                    : init.value("batch_size", Json()).is_number()
-                        ? served_instances(c.data, init["batch_size"].get<double>())
-                        : n;
+  const double n = served_instances(c.data, static_cast<double>(BatchReader::footprint_batch_size(o.batch_size)));
+  // Only a data-driven start reads a batch and solves an eigenproblem; the others hold their factors.
+  const bool spectral = initializer_reads_data(p, c.registry);
+  const double n0 = !spectral ? 0.0 : served_instances(c.data, initializer_batch_size(p).value_or(n));
   const Index k = o.rank;
   const double d = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
   const double start =

@@ -99,9 +99,7 @@ class BatchReader {
 
   /// The batch a footprint assumes when batch_size is from the data: an upper bound of the rule's
   /// choice (the dimension is not known before a file is read), which the caller caps at N.
-  static Index footprint_batch_size(const Params& params) {
-    return params.has("batch_size") ? static_cast<Index>(params.integer("batch_size")) : endless_batch_size;
-  }
+  static Index footprint_batch_size(std::optional<Index> batch_size) { return batch_size.value_or(endless_batch_size); }
 
   /// Why batches of `n` instances cannot come from `data`, or "": a batch larger than a finite set
   /// would hold some of its instances twice (topped up from the next pass). Estimators ask in
