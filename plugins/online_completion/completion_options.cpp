@@ -1,5 +1,8 @@
 #include "completion_options.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "rankone/core/threads.hpp"
 #include "rankone/interfaces/estimator.hpp"
 
@@ -36,6 +39,11 @@ void declare_offset(OptionsTable<Options>& t, const std::string& how) {
 
 // ---- OnlineOptions ----
 
+Index OnlineOptions::init_batch(Index d1, Index d2) const {
+  const double d = static_cast<double>(std::max(d1, d2));
+  return static_cast<Index>(std::ceil(init_batch_factor * d * static_cast<double>(rank) * std::log(std::max(d, 2.0))));
+}
+
 const OptionsTable<OnlineOptions>& OnlineOptions::table() {
   static const OptionsTable<OnlineOptions> t = [] {
     OptionsTable<OnlineOptions> t;
@@ -43,13 +51,16 @@ const OptionsTable<OnlineOptions>& OnlineOptions::table() {
     t.bind(&OnlineOptions::rank, s.integer("rank", 2, "rank k of the factors").at_least(1));
     s.retired("warm_start_samples", "|Ω_init| is the batch of the start `init` now: write \"init\": {\"name\": "
                                     "\"spectral_init\", \"batch_size\": N}");
-    t.bind(&OnlineOptions::warm_start_factor,
-           s.number("warm_start_factor", 3.0,
+    // `warm_start` names the stored-model start (initializers): these two are about any start `init`.
+    s.renamed("warm_start_factor", "init_batch_factor");
+    s.renamed("warm_start_fit", "init_fit");
+    t.bind(&OnlineOptions::init_batch_factor,
+           s.number("init_batch_factor", 3.0,
                     "|Ω_init|, the entries the start reads, in units of d k log d, d = max(d1, d2) (the default of "
                     "spectral_init's batch_size)")
                .above(0.0));
-    t.bind_choice(&OnlineOptions::warm_start_fit,
-                  s.choice("warm_start_fit", "none", {"none", "scale"},
+    t.bind_choice(&OnlineOptions::init_fit,
+                  s.choice("init_fit", "none", {"none", "scale"},
                            "none: the paper's warm start d1 d2/|Ω| P_Ω(M) | scale: U0 V0' rescaled by the least-squares "
                            "factor on the warm-start entries (that scale is only right for uniformly sampled entries; cf. "
                            "OptSpace's fit of S)"),

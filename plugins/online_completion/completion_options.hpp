@@ -19,7 +19,7 @@ std::string to_string(OffsetKind kind);
 /// Settings shared by the three online estimators.
 struct OnlineOptions : DeclaredOptions<OnlineOptions> {
   Index rank;
-  double warm_start_factor;  ///< the start's default batch |Ω_init|, in units of d k log d
+  double init_batch_factor;             ///< the default batch |Ω_init| of a data-driven start, in units of d k log d
   double trim;                          ///< warm-start rows capped at ‖u_i‖² ≤ trim · ‖U0‖²_F/d1 (0: off)
   double step_size;                     ///< gain α: η = α / (2 d1 d2 (‖U0‖²_F/d1 + ‖V0‖²_F/d2))
   std::optional<double> learning_rate;  ///< the paper's η, used as given (overrides step_size)
@@ -27,7 +27,7 @@ struct OnlineOptions : DeclaredOptions<OnlineOptions> {
   double divergence_factor;
   int max_iterations;
   double tolerance;
-  bool warm_start_fit;                  ///< rescale U0 V0' by least squares on the warm-start entries
+  bool init_fit;                        ///< rescale U0 V0' by least squares on the entries the start read
   OffsetKind offset;                    ///< subtracted from each entry before the low-rank update
   double offset_regularization;         ///< λ of the running biases
 
@@ -35,6 +35,9 @@ struct OnlineOptions : DeclaredOptions<OnlineOptions> {
   static const OptionsTable<OnlineOptions>& table();
   OnlineOptions() { read_defaults(); }  ///< the schema's defaults
   explicit OnlineOptions(const Params& p) { read(p); }
+  /// |Ω_init| = ⌈init_batch_factor · d k log d⌉, d = max(d1, d2): the paper's warm-start size, the
+  /// default batch of a data-driven start.
+  Index init_batch(Index d1, Index d2) const;
 };
 
 /// Settings shared by the offline estimators; their defaults differ by estimator.

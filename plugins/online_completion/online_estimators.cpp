@@ -59,15 +59,13 @@ void OnlineCompletion::start(DataSource& data, Rng& rng) {
   if (options_.rank > std::min(d1_, d2_))
     return finish(Status::failed, "rank " + std::to_string(options_.rank) + " exceeds min(d1, d2) = " +
                                       std::to_string(std::min(d1_, d2_)));
-  const double d = static_cast<double>(std::max(shape.d1, shape.d2));
   StartRequest request;
   request.rank = options_.rank;
   request.one_factor = psd();  // U U'
   request.psd_floor = 1e-6;    // a zero column of U is a fixed point of the SGD
   request.eigen_tolerance = 1e-8;  // the subspace only roughly: the SGD refines it
   // |Ω_init| of the paper's warm start, the default of a data-driven start's batch.
-  request.batch_size = static_cast<Index>(
-      std::ceil(options_.warm_start_factor * d * static_cast<double>(options_.rank) * std::log(std::max(d, 2.0))));
+  request.batch_size = options_.init_batch(shape.d1, shape.d2);
   Index asked = 0;
   bool index_entries = true;
   // The start reads the warm-start entries through this reader: unit designs (y = M_ij, whatever
@@ -120,10 +118,10 @@ void OnlineCompletion::start(DataSource& data, Rng& rng) {
   }
   const std::optional<EntryView> warm_entries = entry_view(start.batch);
   entries_seen_ = warm_entries ? warm_entries->size : 0;
-  if (options_.warm_start_fit) {
+  if (options_.init_fit) {
     if (!warm_entries || warm_entries->size == 0)
-      return finish(Status::failed, "warm_start_fit \"scale\" rescales the start on the entries it read, and this "
-                                    "start reads none: use a data-driven start (spectral_init) or warm_start_fit \"none\"");
+      return finish(Status::failed, "init_fit \"scale\" rescales the start on the entries it read, and this "
+                                    "start reads none: use a data-driven start (spectral_init) or init_fit \"none\"");
     fit_warm_start_scale(*warm_entries);
   }
 
@@ -232,7 +230,7 @@ void OnlineCompletion::fit_warm_start_scale(const EntryView& entries) {
     pp += p * p;
   }
   if (!(pp > 0.0) || !(pm > 0.0)) {
-    warm_start_note_ += " (warm_start_fit left the warm start unscaled: no positive least-squares scale)";
+    warm_start_note_ += " (init_fit left the warm start unscaled: no positive least-squares scale)";
     return;
   }
   const double root = std::sqrt(pm / pp);

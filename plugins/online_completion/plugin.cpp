@@ -24,13 +24,12 @@ constexpr const char* kPaper =
 /// the factors with their saved and best copies (omc_general_theoretical: its per-step SVD copies too).
 FootprintModel online_footprint(double factor_copies, double warm_bytes_per_entry) {
   return [factor_copies, warm_bytes_per_entry](const Params& p, const FootprintContext& c) {
+    const OnlineOptions o(p);
     const DataFootprint& data = c.data;
     const double d1 = static_cast<double>(data.shape.d1), d2 = static_cast<double>(data.shape.d2);
-    const double d = std::max(d1, d2);
-    const Index k = p.integer("rank");
-    const double warm = initializer_batch_size(p).value_or(
-        std::ceil(p.number("warm_start_factor") * d * static_cast<double>(k) * std::log(std::max(d, 2.0))));
-    const double n = served_instances(c.data, static_cast<double>(p.integer("batch_size")));
+    const Index k = o.rank;
+    const double warm = initializer_batch_size(p).value_or(static_cast<double>(o.init_batch(data.shape.d1, data.shape.d2)));
+    const double n = served_instances(c.data, static_cast<double>(o.batch_size));
     const double start = initializer_reads_data(p, c.registry)
                              ? batch_bytes(data, warm) + warm_bytes_per_entry * warm + eigensolver_bytes(data.shape.d1, data.shape.d2, k, 0)
                              : 0.0;

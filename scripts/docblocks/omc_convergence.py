@@ -50,12 +50,12 @@ def convergence(folder):
 
 def warm_start(folder):
     resolved = design("experiments/online_completion/warm_start.json")
-    factors = axis(resolved, "estimators.0.warm_start_factor")
+    factors = axis(resolved, "estimators.0.init_batch_factor")
     unit = resolved["data"]["d"] * resolved["data"]["rank"] * math.log(resolved["data"]["d"])
     ts = trials(folder)
     print("| warm start (d k log d) | " + " | ".join(f"{f:g}" for f in factors) + " |")
     print("|---" * (len(factors) + 1) + "|")
-    by_factor = [select(ts, estimators__0__warm_start_factor=f) for f in factors]
+    by_factor = [select(ts, estimators__0__init_batch_factor=f) for f in factors]
     started = [median([t.points[METRIC][0][3] for t in mine]) for mine in by_factor]  # iteration 0: the warm start's estimate
     print("| error after the warm start (median) | " + " | ".join(sig(v) for v in started) + " |")
     reached = []

@@ -335,4 +335,9 @@ TEST_CASE("the completion estimators start from any initializer; retired start p
                     Contains("\"init\": {\"name\": \"spectral_init\", \"batch_size\": N}"));
   CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "sgd_mf"}, {"init", "random"}}, Kind::estimator),
                     Contains("unknown initializer 'random'; did you mean 'random_init'"));
+  // warm_start names the stored-model start: the online estimators' start settings are init_*.
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "omc_psd"}, {"warm_start_factor", 2}}, Kind::estimator),
+                    Contains("'warm_start_factor' is now called 'init_batch_factor' (write \"init_batch_factor\": 2"));
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "omc_general"}, {"warm_start_fit", "scale"}}, Kind::estimator),
+                    Contains("'warm_start_fit' is now called 'init_fit'"));
 }

@@ -232,7 +232,7 @@ TEST_CASE("completion metrics against hand values", "[online_completion][metrics
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("warm_start_fit scale: the warm start rescaled by least squares, recovery unchanged on uniform entries",
+TEST_CASE("init_fit scale: the warm start rescaled by least squares, recovery unchanged on uniform entries",
           "[online_completion][warm_start]") {
   // On a planted 400 × 300 rank-3 matrix (entries sampled uniformly, where d1 d2/|Ω| is the right
   // scale) the rescaled warm start must still converge like the paper's (the budget of the omc_general
@@ -245,7 +245,7 @@ TEST_CASE("warm_start_fit scale: the warm start rescaled by least squares, recov
     auto data = test::make<DataSource>(source, Kind::data_source);
     data->open(12);
     auto estimator = test::make<Estimator>(
-        Json{{"name", "omc_general"}, {"rank", 3}, {"batch_size", 10000}, {"max_iterations", 60}, {"warm_start_fit", fit}},
+        Json{{"name", "omc_general"}, {"rank", 3}, {"batch_size", 10000}, {"max_iterations", 60}, {"init_fit", fit}},
         Kind::estimator);
     Rng rng(derive_seed(12, "estimator"));
     estimator->start(*data, rng);

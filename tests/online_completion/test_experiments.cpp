@@ -23,7 +23,7 @@ TEST_CASE("the online-completion experiments run at a small size", "[online_comp
        "'sweep={\"grid\":{\"data.condition_number\":[1,2]}}'"},
       {"warm_start.json",
        "data.d=200 repetitions=1 estimators.0.batch_size=2000 estimators.0.max_iterations=3 "
-       "'sweep={\"grid\":{\"estimators.0.warm_start_factor\":[2,4]}}'"},
+       "'sweep={\"grid\":{\"estimators.0.init_batch_factor\":[2,4]}}'"},
       {"vs_offline.json",
        "data.d=200 data.size=20000 repetitions=1 estimators.0.max_iterations=2 estimators.1.max_iterations=2 "
        "estimators.2.max_iterations=2 estimators.3.max_iterations=2 estimators.4.max_iterations=2 "
