@@ -228,6 +228,11 @@ def main():
               ("BM_SvpIteration", "svp iteration / its forward product, dense adjoint and projection SVD"),
               ("BM_AltMinIteration", "altmin_sensing iteration / its conjugate-gradient steps' forward and adjoint products"),
               ("BM_NuclearNormIteration", "nuclear_norm (accelerated) iteration / its dense adjoint and each trial's SVD and forward product"))),
+            ("bench_sensing_baselines", "products_cpu_seconds", "Gaussian ensemble, d = 50, k = 2, n = 2000",
+             (("BM_ScaledGdEnsembleIteration", "factored_gd (ScaledGD) iteration / its forward and two adjoint products"),
+              ("BM_SvpEnsembleIteration", "svp iteration / its forward product, dense adjoint and projection SVD"),
+              ("BM_AltMinEnsembleIteration", "altmin_sensing iteration / its conjugate-gradient steps' forward and adjoint products"),
+              ("BM_NuclearNormEnsembleIteration", "nuclear_norm (accelerated) iteration / its dense adjoint and each trial's SVD and forward product"))),
             ("bench_fm_baselines", "solver_cpu_seconds", "x'Mx + w'x, d = 100, k = 5, n = 30000",
              (("BM_FmMcmcIteration", "fm_mcmc iteration / its Gibbs sweep"),
               ("BM_PolynomialNetworkIteration", "polynomial_network iteration / its coordinate-descent epoch")))):
