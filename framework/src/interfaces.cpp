@@ -165,6 +165,11 @@ Start IterativeEstimator::initial_model(const DataSource& data, const StartReque
                                (kept < request.rank ? " (the other columns start at 0)" : ""));
     }
   }
+  if (start.ok && request.subspace && request.rank > 0 && start.model.left.isZero(0.0)) {
+    start.ok = false;
+    start.failure = "the start's left factor is zero and spans no subspace, and this estimator starts from the start's "
+                    "column space: use a start with a column space (spectral_init, random_init, warm_start, near_truth)";
+  }
   if (start.ok && start.basis.size() == 0) start.basis = orthonormalize(start.model.left);
   if (!start.note.empty()) summary_.notes.push_back(start.note);
   return start;

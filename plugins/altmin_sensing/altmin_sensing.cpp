@@ -93,7 +93,9 @@ Matrix AltMinSensing::solve(const Matrix& fixed, bool for_right) {
 void AltMinSensing::start(DataSource& data, Rng& rng) {
   if (!read_training_set(data, "altmin_sensing") || !rank_fits(options_.rank)) return;
   symmetrize_ = sensing().symmetric();
-  const Start s = initial_model(data, start_request(options_.rank), rng);
+  StartRequest request = start_request(options_.rank);
+  request.subspace = true;  // U_0: the start's column space
+  const Start s = initial_model(data, request, rng);
   if (!s.ok) return finish(Status::failed, "no start: " + s.failure);
   U_ = s.basis.cols() == options_.rank ? s.basis : orthonormal(s.model.left);  // U_0: the start's column space
   V_hat_ = solve(U_, /*for_right=*/true);

@@ -120,6 +120,7 @@ void AlternatingEstimator::start(DataSource& data, Rng& rng) {
     auto r = std::make_shared<const Vector>(-batch.y);
     return [this, Zb = start_Z, r](const Matrix& Y) -> Matrix { return correction_times(*Zb, *r, Y); };
   };
+  request.subspace = true;  // U_0: the start's column space
   const Start start = initial_model(data, request, rng);
   if (!start.ok)
     return finish(Status::failed, "no start: " + start.failure +

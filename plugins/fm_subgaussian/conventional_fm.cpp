@@ -177,10 +177,14 @@ void ConventionalFmEstimator::als_epoch() {
 double ConventionalFmEstimator::iterate(DataSource&) {
   const Matrix U_prev = U_;
   const Vector w_prev = w_;
+  const double bias_prev = bias_;
   if (options_.solver == ConventionalFmOptions::Solver::sgd) sgd_epoch();
   else als_epoch();
   if (end_if_not_finite(U_.allFinite() && w_.allFinite() && std::isfinite(bias_), "parameters",
-                        [this] { return restore_best(""); },
+                        [&] {
+                          restore(FmState{U_prev, w_prev, bias_prev});
+                          return std::string("; the estimate returned is the one before this epoch");
+                        },
                         options_.solver == ConventionalFmOptions::Solver::sgd ? "reduce learning_rate" : ""))
     return -1.0;
   const double change = (w_ - w_prev).norm() + factored_difference_norm(U_, U_, U_prev, U_prev);

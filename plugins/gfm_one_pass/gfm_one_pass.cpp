@@ -60,6 +60,7 @@ void GfmOnePass::start(DataSource& data, Rng& rng) {
   StartRequest request;
   request.rank = options_.rank;
   request.first_order = false;  // Algorithm 1 starts from w = 0
+  request.subspace = true;       // U_0: the start's column space
   request.batch_size = batch_size_;
   request.read = [&](Index n) {
     Batch b = reader_.next(data, n);

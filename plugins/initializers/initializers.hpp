@@ -24,7 +24,7 @@ class SpectralStart final : public Initializer {
 };
 
 /// `zero_init`: the zero matrix (k zero columns, w = 0): a convex solver's start, where its path
-/// of λ begins. On a factored estimator 0 is a stationary point its steps never leave.
+/// of λ begins, and SVP's X0 = 0. A subspace start (StartRequest::subspace) refuses it: 0 spans none.
 class ZeroStart final : public Initializer {
  public:
   Start initialize(const DataSource& data, const StartRequest& request, Rng& rng) const override;

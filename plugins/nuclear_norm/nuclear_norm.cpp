@@ -114,6 +114,9 @@ template struct TraceNormOptions<Options::Loss::squared>;
 namespace {
 /// Rounding allowance of the backtracking test (Ji & Ye's F ≤ Q), so that L never doubles on noise.
 constexpr double kBacktrackSlack = 1e-12;
+/// Singular values below this × σ1 × max(d1, d2) are rounding (numpy's matrix_rank rule): a start's
+/// SVD drops them.
+constexpr double kRankCut = std::numeric_limits<double>::epsilon();
 /// Doublings of L one step may take (a factor 2⁶⁰ ≈ 1e18): more means f is not smooth where it steps.
 constexpr int kMaxDoublings = 60;
 
@@ -198,8 +201,17 @@ void NuclearNorm::start(DataSource& data, Rng& rng) {
     X_.right = Matrix(shape.d2, 0);
     x_residual_ = Vector(-training().y);  // 𝒜(0) − y
   } else {
-    X_ = threshold(s.model.dense(), 0.0);  // its thin SVD
-    if (!X_.dense.allFinite()) return finish(Status::failed, "no start: the start is not finite");
+    if (!s.model.all_finite()) return finish(Status::failed, "no start: the start is not finite");
+    Matrix X0 = s.model.dense();
+    if (symmetrize_) X0 = (0.5 * (X0 + X0.transpose())).eval();  // a stored model of a general problem
+    X_ = threshold(X0, 0.0);  // its thin SVD, cut at its numerical rank: no columns of rounding
+    const double top = X_.left.cols() > 0 ? X_.left.col(0).norm() : 0.0;  // σ_1
+    const double cut = kRankCut * top * static_cast<double>(std::max(shape.d1, shape.d2));
+    const Index kept = (X_.left.colwise().norm().array() > cut).count();  // σ_j, decreasing
+    X_.left = X_.left.leftCols(kept).eval();
+    X_.right = X_.right.leftCols(kept).eval();
+    X_.dense = X_.left * X_.right.transpose();
+    X_.nuclear = X_.left.colwise().norm().sum();
     x_residual_ = residual(model_of(X_));
   }
   Y_ = X_.dense;

@@ -369,11 +369,15 @@ LinearScores Leml::v_step_map() const {
 
 double Leml::iterate(DataSource&) {
   const double before = objective_;
+  const LowRankModel previous = model_;
   model_.left = newton_cg(u_step_map(), loss_, train_.y, options_.penalty, model_.left, options_.newton());
   double v_objective = 0.0;
   model_.right = newton_cg(v_step_map(), loss_, train_.y, options_.penalty, model_.right, options_.newton(), &v_objective);
   objective_ = v_objective + options_.penalty * model_.left.squaredNorm();
-  if (end_if_not_finite(model_.all_finite() && std::isfinite(objective_), "factors", [] { return std::string(); }))
+  if (end_if_not_finite(model_.all_finite() && std::isfinite(objective_), "factors", [&] {
+        model_ = previous;
+        return std::string("; the estimate returned is the one before this iteration");
+      }))
     return -1.0;
   return std::abs(before - objective_) / std::max(std::abs(before), 1e-300);
 }

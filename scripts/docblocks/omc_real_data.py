@@ -25,7 +25,7 @@ import statistics
 
 from results import MISSING, count, machine_of, run_subcommand, stored_experiment, trials, value
 
-SHORT = {"rank": "k", "step_size": "step", "regularization": "ridge", "init_fit": "warm start",
+SHORT = {"rank": "k", "step_size": "step", "regularization": "ridge", "init_fit": "init fit",
          "bias_regularization": "λ", "init": "init", "split": "split"}
 HIGHER_IS_BETTER = ("test_psnr",)
 

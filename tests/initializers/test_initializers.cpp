@@ -105,6 +105,10 @@ TEST_CASE("zero_init is the zero matrix; a request without a rank keeps the trut
   const Start planted = start_of(rank3, Json{{"name", "near_truth"}, {"distance", 0.0}}, 0);
   REQUIRE(planted.ok);
   CHECK(planted.model.rank() == 3);
+  // An estimator that starts from the start's column space refuses 0, which spans none.
+  const auto subspace = test::run_stepwise(gfm_source(), gfm("zero_init"), 7);
+  CHECK(subspace.summary.status == Status::failed);
+  CHECK_THAT(subspace.summary.message, Contains("the start's left factor is zero and spans no subspace"));
   for (const char* drawn : {"random_init", "spectral_init"}) {
     const Start s = start_of(gfm_source(), drawn, 0);
     CHECK_FALSE(s.ok);

@@ -166,6 +166,7 @@ TEST_CASE("nuclear_norm starts from init: 0 by default, a stored model of any ra
   CHECK(cold.iterations > 20);
   CHECK(resumed.iterations <= 10);  // measured 6 (479 from 0): the solution is a fixed point of the step at every L
   CHECK((again.estimator->estimate().dense() - solution).norm() < 1e-8 * solution.norm());
+  CHECK(again.estimator->estimate().rank() == first.estimator->estimate().rank());
 
   // near_truth starts at the truth's rank: the same solution, sooner than from 0.
   Json near = solve;

@@ -41,6 +41,9 @@ struct StartRequest {
   /// The std random_init draws with when it is given none (0: its own default): the estimator's
   /// convention (LEML's 1/√k) or the scale of its data (completion: products with the entries' RMS).
   double random_std = 0.0;
+  /// The estimator starts from the start's column space (Start::basis): a start whose left factor
+  /// is zero spans none and is refused (zero_init; a QR of 0 would give an arbitrary axis basis).
+  bool subspace = false;
   /// The estimator's first step solves for the left factor given the right (alternating
   /// minimisation): random_init draws the right factor alone and starts the left at 0.
   bool solves_left_first = false;
