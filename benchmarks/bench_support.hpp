@@ -4,6 +4,8 @@
 #include <benchmark/benchmark.h>
 
 #include <ctime>
+#include <functional>
+#include <memory>
 #include <optional>
 
 #include "rankone/rankone.hpp"
@@ -72,6 +74,34 @@ class ReplaySource final : public DataSource {
   Index batch_size_;
   Batch batch_;
   std::optional<Batch> staged_;
+};
+
+/// An estimator stepped on one replayed batch, started afresh every `steps_per_start` steps: one
+/// batch replayed drives an estimate off after enough steps, and a faster core asks for more
+/// within the minimum time, so the benchmark stays finite on every machine. `next` is called with
+/// the timer paused.
+class RestartedEstimator {
+ public:
+  RestartedEstimator(std::function<std::unique_ptr<Estimator>()> make, DataSource& source, int steps_per_start)
+      : make_(std::move(make)), source_(source), steps_per_start_(steps_per_start) {}
+  /// The estimator for the next step (a new one, started, when the last has taken its steps).
+  Estimator& next() {
+    if (!estimator_ || taken_ == steps_per_start_) {
+      estimator_ = make_();
+      Rng rng(2);
+      estimator_->start(source_, rng);
+      taken_ = 0;
+    }
+    ++taken_;
+    return *estimator_;
+  }
+
+ private:
+  std::function<std::unique_ptr<Estimator>()> make_;
+  DataSource& source_;
+  int steps_per_start_;
+  int taken_ = 0;
+  std::unique_ptr<Estimator> estimator_;
 };
 
 /// CPU seconds of this thread so far.
