@@ -205,8 +205,8 @@ void NuclearNorm::start(DataSource& data, Rng& rng) {
     Matrix X0 = s.model.dense();
     if (symmetrize_) X0 = (0.5 * (X0 + X0.transpose())).eval();  // a stored model of a general problem
     X_ = threshold(X0, 0.0);  // its thin SVD, cut at its numerical rank: no columns of rounding
-    const double top = X_.left.cols() > 0 ? X_.left.col(0).norm() : 0.0;  // σ_1
-    const double cut = kRankCut * top * static_cast<double>(std::max(shape.d1, shape.d2));
+    const double sigma1 = X_.left.cols() > 0 ? X_.left.col(0).norm() : 0.0;
+    const double cut = kRankCut * sigma1 * static_cast<double>(std::max(shape.d1, shape.d2));
     const Index kept = (X_.left.colwise().norm().array() > cut).count();  // σ_j, decreasing
     X_.left = X_.left.leftCols(kept).eval();
     X_.right = X_.right.leftCols(kept).eval();
