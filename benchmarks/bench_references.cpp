@@ -1,6 +1,6 @@
 // Reference rates of the machine and the building blocks every estimator uses (docs/PERFORMANCE.md):
-// - the machine: its FMA peak (a register-only loop in the widest FMA instructions the CPU has,
-//   whatever the build's RANKONE_ARCH), Eigen GEMM on large square matrices (FLOP/s) and a
+// - the machine: its peak for the instruction set built (a register-only loop in the widest vectors the build
+//   and the CPU both have: AVX-512 FMA, AVX2 FMA, or SSE2 multiply and add), Eigen GEMM on large square matrices (FLOP/s) and a
 //   STREAM-style triad (bytes/s);
 // - the generators: Rng::fill_normal beside the naive std::normal_distribution + std::mt19937_64,
 //   and every registered sampler's generation rate (coordinates per second);
@@ -23,8 +23,8 @@ using namespace rankone;
 namespace {
 
 /// Independent FMA chains in registers: 12 accumulators cover the FMA latency (4 cycles) on two
-/// FMA ports. Compiled for the instruction set by a target attribute, so that a portable build still
-/// measures the core's peak; `rounds` × 12 × lanes × 2 FLOPs per call.
+/// FMA ports. Each width is compiled by a target attribute; BM_PeakFma runs the one of the instruction set
+/// built, which is what the build's kernels can reach. `rounds` × 12 × lanes × 2 FLOPs per call.
 #define RANKONE_FMA_CHAINS(VEC, SET1, FMA)                                  \
   VEC acc[12];                                                             \
   for (int c = 0; c < 12; ++c) acc[c] = SET1(start + 1e-3 * c);            \
@@ -39,22 +39,37 @@ namespace {
   }                                                                        \
   return sum;
 
-__attribute__((target("avx512f"))) double fma_peak_512(long rounds, double start, double factor) {
+[[maybe_unused]] __attribute__((target("avx512f"))) double fma_peak_512(long rounds, double start, double factor) {
   RANKONE_FMA_CHAINS(__m512d, _mm512_set1_pd, _mm512_fmadd_pd)
 }
-__attribute__((target("avx2,fma"))) double fma_peak_256(long rounds, double start, double factor) {
+[[maybe_unused]] __attribute__((target("avx2,fma"))) double fma_peak_256(long rounds, double start, double factor) {
   RANKONE_FMA_CHAINS(__m256d, _mm256_set1_pd, _mm256_fmadd_pd)
+}
+/// SSE2 has no FMA: a multiply and an add, the portable build's two FLOPs.
+inline __m128d mul_add_128(__m128d x, __m128d a, __m128d b) { return _mm_add_pd(_mm_mul_pd(x, a), b); }
+[[maybe_unused]] double mul_add_peak_128(long rounds, double start, double factor) {
+  RANKONE_FMA_CHAINS(__m128d, _mm_set1_pd, mul_add_128)
 }
 #undef RANKONE_FMA_CHAINS
 
-/// The core's double-precision FMA peak (FLOP/s per core): AVX-512 if the CPU has it, else AVX2+FMA.
+/// The instruction set built, as BM_PeakFma measures it.
+struct PeakKernel {
+  double (*run)(long, double, double);
+  double lanes;
+  const char* label;
+};
+#if defined(__AVX512F__)
+constexpr PeakKernel kPeak{fma_peak_512, 8.0, "avx512f"};
+#elif defined(__FMA__) && defined(__AVX2__)
+constexpr PeakKernel kPeak{fma_peak_256, 4.0, "avx2+fma"};
+#else
+constexpr PeakKernel kPeak{mul_add_peak_128, 2.0, "sse2, multiply and add"};
+#endif
+
+/// The core's double-precision peak (FLOP/s per core) for the instruction set built: the bound of the build's
+/// kernels (BM_GfmProducts against it in docs/PERFORMANCE.md).
 void BM_PeakFma(benchmark::State& state) {
   constexpr long kRounds = 1 << 20;
-  const bool wide = __builtin_cpu_supports("avx512f");
-  if (!wide && !__builtin_cpu_supports("fma")) {
-    state.SkipWithError("the CPU has no FMA instructions");
-    return;
-  }
   // Opaque inputs, re-read every time: the compiler would fold constant chains away, or hoist a
   // call with the same arguments out of the loop.
   double start = 1.0, factor = 0.999999999;
@@ -63,12 +78,11 @@ void BM_PeakFma(benchmark::State& state) {
     benchmark::DoNotOptimize(start);
     benchmark::DoNotOptimize(factor);
     benchmark::DoNotOptimize(rounds);
-    benchmark::DoNotOptimize(wide ? fma_peak_512(rounds, start, factor) : fma_peak_256(rounds, start, factor));
+    benchmark::DoNotOptimize(kPeak.run(rounds, start, factor));
   }
-  const double lanes = wide ? 8.0 : 4.0;
-  state.counters["flops"] = benchmark::Counter(static_cast<double>(state.iterations()) * kRounds * 12 * lanes * 2,
+  state.counters["flops"] = benchmark::Counter(static_cast<double>(state.iterations()) * kRounds * 12 * kPeak.lanes * 2,
                                                benchmark::Counter::kIsRate);
-  state.SetLabel(wide ? "avx512f" : "avx2+fma");
+  state.SetLabel(kPeak.label);
 }
 
 /// Eigen's GEMM on n × n matrices: the machine's dense FLOP rate (2n³ per product).

@@ -110,7 +110,7 @@ def main():
 
     peak = find(refs, "BM_PeakFma")
     if peak:
-        report.info(f"machine FMA peak ({peak.get('label', '')}, register loop)", f"{peak['flops'] / 1e9:.1f} GFLOP/s per core")
+        report.info(f"core peak for the instruction set built ({peak.get('label', '')}, register loop)", f"{peak['flops'] / 1e9:.1f} GFLOP/s per core")
     gemm = find(refs, "BM_Gemm")
     triad = find(refs, "BM_StreamTriad")
     if gemm:
@@ -122,8 +122,8 @@ def main():
         # 1. The iteration's four products against the core's FMA peak, and the iteration's step against
         #    the same products on its own batch (its batch copy staged outside the timing).
         iteration, products = find(gfm, "BM_GfmIteration"), find(gfm, "BM_GfmProducts")
-        report.target("gfm_one_pass iteration's four products / FMA peak (d=1000, k=10, n=20000)",
-                      products["flops"] / peak["flops"] if products and peak else None, 0.5, True,
+        report.target("gfm_one_pass iteration's four products / the core's peak (d=1000, k=10, n=20000)",
+                      products["flops"] / peak["flops"] if products and peak else None, 0.8, True,
                       f"{products['flops'] / 1e9:.1f} vs {peak['flops'] / 1e9:.1f} GFLOP/s"
                       if products and peak else "BM_GfmProducts, BM_PeakFma")
         # The step's reference is timed inside BM_GfmIteration, after each step on the same batch: paired in time.
@@ -177,7 +177,7 @@ def main():
         # 3. omc_psd against a bare loop doing the same arithmetic on the same rows.
         psd, bare = find(omc, "BM_omc_psd/8"), find(omc, "BM_bare_two_row_loop/8")
         report.target("omc_psd updates / bare two-row loop (k=8, d=10000)",
-                      items_per_cpu_second(psd) / items_per_cpu_second(bare) if psd and bare else None, 0.5, True,
+                      items_per_cpu_second(psd) / items_per_cpu_second(bare) if psd and bare else None, 0.6, True,
                       f"{items_per_cpu_second(psd) / 1e6:.1f} M/s vs {items_per_cpu_second(bare) / 1e6:.1f} M/s"
                       if psd and bare else "BM_omc_psd/8, BM_bare_two_row_loop/8")
 

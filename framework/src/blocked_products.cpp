@@ -29,14 +29,19 @@ inline double madd(double a, double b, double c) {
 // `#pragma GCC unroll` on a tile's loops keeps its accumulator arrays in registers (GCC leaves an array
 // indexed in a rolled loop on the stack).
 
-/// Designs per tile of X_s'F: 4 designs × 3 columns are 12 accumulators, which with 3 packets of F and 1 of X
-/// fill the 16 vector registers of SSE2 and AVX2; each loaded packet serves 3 or 4 multiply-adds.
-constexpr int kDesignTile = 4;
-constexpr int kColumnTile = 3;  ///< columns of F per tile of X_s'F
+/// The build's vector registers: 32 with AVX-512, 16 with SSE2 and AVX2. The tiles below fill them; their shapes
+/// change only the speed, never a bit of the result (every sum runs in the same order whatever the tile).
+constexpr int kRegisters = kLanes == 8 ? 32 : 16;
 
-/// Tiles of X_s W: 2 packets of rows × 6 columns are 12 accumulators; with 2 packets of X and 1
-/// weight they fit 16 registers.
-constexpr int kRowPackets = 2;
+/// Tiles of X_s'F: 4 designs × 3 columns (12 accumulators, 3 packets of F and 1 of X fill 16 registers), or
+/// 6 × 4 (24 + 4 + 1 of 32; measured faster on AVX-512 than 4 × 6 or 4 × 4): each loaded packet serves 3 to 6
+/// multiply-adds.
+constexpr int kDesignTile = kRegisters == 32 ? 6 : 4;
+constexpr int kColumnTile = kRegisters == 32 ? 4 : 3;  ///< columns of F per tile of X_s'F, at most
+
+/// Tiles of X_s W: 2 packets of rows × 6 columns (12 accumulators, with 2 packets of X and 1 weight in 16
+/// registers), or 4 × 6 (24 + 4 + 1 of 32).
+constexpr int kRowPackets = kRegisters == 32 ? 4 : 2;
 constexpr Index kWeightTile = 6;
 
 /// The packet, held in a register: GCC would otherwise fold its load into each multiply-add that uses it and
@@ -48,21 +53,13 @@ inline Packet in_register(Packet p) {
   return p;
 }
 
-/// Reads the designs of the next tile into the cache a line at a time, at about the rate the current tile's
-/// arithmetic leaves the memory bus idle: the hardware prefetcher alone keeps the first pass over each tile
-/// waiting on memory.
+/// Reads the designs of a later tile into the cache while the current tile computes, one line per step of its
+/// arithmetic: the hardware prefetcher alone keeps the first pass over each tile waiting on memory. Each call of
+/// dot_tile reads the next `per_call` lines of [next, end).
 struct Ahead {
-  const double* next;
-  const double* end;
-  Index interval;       ///< packets of one column between two lines read ahead
-  Index countdown = 1;  ///< a count rather than a remainder: a division per packet would cost more than the packet
-  void touch() {
-    if (--countdown > 0) return;
-    countdown = interval;
-    if (next >= end) return;
-    ei::prefetch(next);
-    next += 64 / sizeof(double);
-  }
+  const char* next;
+  const char* end;
+  Index per_call;
 };
 
 Index block_count(Index n) { return (n + kDesignBlock - 1) / kDesignBlock; }
@@ -78,14 +75,28 @@ Index slice_size(Index d) {
 /// Adds x_i(j)·f_c(j) for j in [j_begin, j_end) (whole packets) to the packet sums of DESIGNS designs and
 /// COLUMNS columns (packet c·DESIGNS + i of `sums`), which stay in registers meanwhile.
 template <int DESIGNS, int COLUMNS>
-void dot_tile(const double* const* x, const double* const* f, Index j_begin, Index j_end, double* sums, Ahead& ahead) {
+void dot_tile(const double* const* x_in, const double* const* f_in, Index j_begin, Index j_end, double* sums,
+              Ahead& ahead) {
+  // Local copies, so that the pointers can stay in registers.
+  const double* x[DESIGNS];
+  const double* f[COLUMNS];
+  for (int i = 0; i < DESIGNS; ++i) x[i] = x_in[i];
+  for (int c = 0; c < COLUMNS; ++c) f[c] = f_in[c];
+  // This call's lines to read ahead: one a step, and those the steps cannot take at once.
+  const Index lines = std::min<Index>(ahead.per_call, (ahead.end - ahead.next) / 64);
+  const Index steps = (j_end - j_begin) / kLanes;
+  for (Index l = steps; l < lines; ++l) ei::prefetch(ahead.next + 64 * l);
+  const char* read = ahead.next;
+  const char* const read_end = read + 64 * std::min(lines, steps);
+  ahead.next += 64 * lines;
   Packet sum[DESIGNS][COLUMNS];
 #pragma GCC unroll 8
   for (int i = 0; i < DESIGNS; ++i)
 #pragma GCC unroll 8
     for (int c = 0; c < COLUMNS; ++c) sum[i][c] = ei::ploadu<Packet>(sums + (c * DESIGNS + i) * kLanes);
   for (Index j = j_begin; j < j_end; j += kLanes) {
-    ahead.touch();
+    ei::prefetch(read);
+    read += read < read_end ? 64 : 0;  // past this call's lines, the last is read again (a no-op)
     Packet fj[COLUMNS];
 #pragma GCC unroll 8
     for (int c = 0; c < COLUMNS; ++c) fj[c] = in_register(ei::ploadu<Packet>(f[c] + j));
@@ -102,11 +113,23 @@ void dot_tile(const double* const* x, const double* const* f, Index j_begin, Ind
     for (int c = 0; c < COLUMNS; ++c) ei::pstoreu(sums + (c * DESIGNS + i) * kLanes, sum[i][c]);
 }
 
-/// Features per chunk of a tile: the tile's 4 designs × 256 features (8 KB) stay in L1 while every column of F
-/// goes by, so that only F's packets come from L2.
+/// dot_tile for `width` (1 … WIDTH) columns of F from column c.
+template <int DESIGNS, int WIDTH = kColumnTile>
+void dot_columns(const double* const* x, const Matrix& F, Index c, Index width, Index j_begin, Index j_end,
+                 double* sums, Ahead& ahead) {
+  if constexpr (WIDTH > 1) {
+    if (width < WIDTH) return dot_columns<DESIGNS, WIDTH - 1>(x, F, c, width, j_begin, j_end, sums, ahead);
+  }
+  const double* f[WIDTH];
+  for (int t = 0; t < WIDTH; ++t) f[t] = F.col(c + t).data();
+  dot_tile<DESIGNS, WIDTH>(x, f, j_begin, j_end, sums, ahead);
+}
+
+/// Features per chunk of a tile: the tile's designs × 256 features (8 or 12 KB) stay in L1 while every column of
+/// F goes by, so that only F's packets come from L2.
 constexpr Index kFeatureChunk = 256;
 
-/// P(i, c) = x_i'f_c for DESIGNS designs and every column of F, three columns per tile: packets along the
+/// P(i, c) = x_i'f_c for DESIGNS designs and every column of F, up to kColumnTile columns per tile: packets along the
 /// features, one reduction at the end, then the features past the last whole packet. `sums` holds DESIGNS ×
 /// F.cols() packets.
 template <int DESIGNS>
@@ -116,30 +139,22 @@ void dot_row_of_tiles(const double* const* x, const Matrix& F, double* p, Index 
   const Index m = F.cols();
   const Index whole = d / kLanes * kLanes;
   // The next tile (designs are contiguous), read ahead over this tile's calls of dot_tile.
-  const Index lines = DESIGNS * d * Index{sizeof(double)} / 64 + 1;
-  const Index calls = (m + kColumnTile - 1) / kColumnTile;
-  Ahead ahead{x[0] + DESIGNS * d, std::min(X_end, x[0] + 2 * DESIGNS * d),
-              std::max<Index>(1, d / kLanes * calls / lines)};
+  const Index groups = (m + kColumnTile - 1) / kColumnTile;
+  const Index calls = (whole + kFeatureChunk - 1) / kFeatureChunk * groups;
+  const double* later = std::min(X_end, x[0] + DESIGNS * d);
+  const double* later_end = std::min(X_end, later + DESIGNS * d);
+  const Index lines = (later_end - later) * Index{sizeof(double)} / 64 + 1;
+  Ahead ahead{reinterpret_cast<const char*>(later), reinterpret_cast<const char*>(later_end),
+              (lines + calls - 1) / std::max<Index>(calls, 1)};
   std::fill(sums, sums + DESIGNS * m * kLanes, 0.0);
-  const double* f[kColumnTile];
+  // Columns in groups of nearly equal width (10 as 5 + 5 rather than 6 + 4): a narrow tile has too few
+  // accumulators to hide the multiply-add's latency.
   for (Index j0 = 0; j0 < whole; j0 += kFeatureChunk) {
     const Index j1 = std::min(whole, j0 + kFeatureChunk);
-    // Tiles of 3 columns, then of 2: 4 columns left over go as 2 + 2, since a tile of one column has too few
-    // accumulators to hide the multiply-add's latency.
-    static_assert(kColumnTile == 3, "the columns left over are 1, 2 or 2 + 2");
-    const Index in_threes = (m % kColumnTile == 1 && m > kColumnTile) ? m - 4 : m / kColumnTile * kColumnTile;
-    Index c = 0;
-    for (; c < in_threes; c += kColumnTile) {
-      for (int t = 0; t < kColumnTile; ++t) f[t] = F.col(c + t).data();
-      dot_tile<DESIGNS, kColumnTile>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
-    }
-    for (; c + 2 <= m; c += 2) {
-      for (int t = 0; t < 2; ++t) f[t] = F.col(c + t).data();
-      dot_tile<DESIGNS, 2>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
-    }
-    if (c < m) {
-      f[0] = F.col(c).data();
-      dot_tile<DESIGNS, 1>(x, f, j0, j1, sums + c * DESIGNS * kLanes, ahead);
+    for (Index group = 0, c = 0; group < groups; ++group) {
+      const Index width = m / groups + (group < m % groups ? 1 : 0);
+      dot_columns<DESIGNS>(x, F, c, width, j0, j1, sums + c * DESIGNS * kLanes, ahead);
+      c += width;
     }
   }
   for (Index c = 0; c < m; ++c)
