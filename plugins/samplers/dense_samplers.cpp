@@ -7,6 +7,7 @@
 #include <string>
 
 #include "samplers.hpp"
+#include "rankone/core/portable_math.hpp"  // log_positive
 
 namespace rankone::samplers {
 
@@ -110,8 +111,9 @@ ExponentialSampler::ExponentialSampler(double scale) : scale_(scale) {}
 
 void ExponentialSampler::fill(Rng& rng, double* values, Index count) const {
   rng.fill_uniform(values, count);
-  // Inversion: 1 − u is exact for u on the 2⁻⁵³ grid and lies in (0, 1], so the log is finite.
-  for (Index i = 0; i < count; ++i) values[i] = scale_ * (-std::log(1.0 - values[i]) - 1.0);
+  // Inversion: 1 − u is exact for u on the 2⁻⁵³ grid and lies in (0, 1] (normal doubles), so the log is
+  // finite. RankOne's own log, not libm's, whose variant (and last bit) glibc picks by the CPU.
+  for (Index i = 0; i < count; ++i) values[i] = scale_ * (-log_positive(1.0 - values[i]) - 1.0);
 }
 
 Moments ExponentialSampler::moments(Index) const {

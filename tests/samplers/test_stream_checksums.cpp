@@ -3,8 +3,8 @@
 // x86-64 baseline). A native build (AVX2 or AVX-512) must draw the same bits: its kernels change
 // speed, never values (Eigen's fast packet sqrt, which rounds otherwise on AVX-512, is off:
 // EIGEN_FAST_MATH=0). Responses are not covered: Eigen's products use FMA on a native build and
-// round differently (docs/PERFORMANCE.md#instruction-set). The exponential sampler is not covered
-// either: it calls libm's log, whose variant glibc picks by CPU (pinned only by a portable CLI).
+// round differently (docs/PERFORMANCE.md#instruction-set). The exponential sampler is covered: it takes
+// its log from rankone/core/portable_math.hpp, not from libm, whose variant glibc picks by the CPU.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -37,6 +37,7 @@ TEST_CASE("the dense samplers' designs are the portable build's on this CPU", "[
       {"gaussian", "xxh3-128:c14f33ab11894c4f9ebf634a8ef855d3"},
       {"bernoulli", "xxh3-128:f80e5dbd42af2d90a222c7ba76c30547"},
       {"uniform", "xxh3-128:33963537d2a16fbcd7109f36ab504ccf"},
+      {"exponential", "xxh3-128:a8fa5f2bfd99d1c280ac0a123eaecb34"},
   };
   for (const auto& [sampler, checksum] : expected) {
     INFO(sampler);
