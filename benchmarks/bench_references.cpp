@@ -1,6 +1,6 @@
 // Reference rates of the machine and the building blocks every estimator uses (docs/PERFORMANCE.md):
-// - the machine: its peak for the instruction set built (a register-only loop in the widest vectors the build
-//   and the CPU both have: AVX-512 FMA, AVX2 FMA, or SSE2 multiply and add), Eigen GEMM on large square matrices (FLOP/s) and a
+// - the machine: its peak for the instruction set built (a register-only loop in the build's widest vectors,
+//   with FMA where the build has it: AVX-512, AVX or AVX2, SSE2), Eigen GEMM on large square matrices (FLOP/s) and a
 //   STREAM-style triad (bytes/s);
 // - the generators: Rng::fill_normal beside the naive std::normal_distribution + std::mt19937_64,
 //   and every registered sampler's generation rate (coordinates per second);
@@ -42,13 +42,19 @@ namespace {
 [[maybe_unused]] __attribute__((target("avx512f"))) double fma_peak_512(long rounds, double start, double factor) {
   RANKONE_FMA_CHAINS(__m512d, _mm512_set1_pd, _mm512_fmadd_pd)
 }
-[[maybe_unused]] __attribute__((target("avx2,fma"))) double fma_peak_256(long rounds, double start, double factor) {
+[[maybe_unused]] __attribute__((target("avx,fma"))) double fma_peak_256(long rounds, double start, double factor) {
   RANKONE_FMA_CHAINS(__m256d, _mm256_set1_pd, _mm256_fmadd_pd)
 }
-/// SSE2 has no FMA: a multiply and an add, the portable build's two FLOPs.
+/// Without FMA (SSE2, AVX): a multiply and an add, the two FLOPs such a build's kernels do.
 inline __m128d mul_add_128(__m128d x, __m128d a, __m128d b) { return _mm_add_pd(_mm_mul_pd(x, a), b); }
 [[maybe_unused]] double mul_add_peak_128(long rounds, double start, double factor) {
   RANKONE_FMA_CHAINS(__m128d, _mm_set1_pd, mul_add_128)
+}
+__attribute__((target("avx"))) inline __m256d mul_add_256(__m256d x, __m256d a, __m256d b) {
+  return _mm256_add_pd(_mm256_mul_pd(x, a), b);
+}
+[[maybe_unused]] __attribute__((target("avx"))) double mul_add_peak_256(long rounds, double start, double factor) {
+  RANKONE_FMA_CHAINS(__m256d, _mm256_set1_pd, mul_add_256)
 }
 #undef RANKONE_FMA_CHAINS
 
@@ -60,8 +66,12 @@ struct PeakKernel {
 };
 #if defined(__AVX512F__)
 constexpr PeakKernel kPeak{fma_peak_512, 8.0, "avx512f"};
-#elif defined(__FMA__) && defined(__AVX2__)
+#elif defined(__AVX__) && defined(__FMA__) && defined(__AVX2__)
 constexpr PeakKernel kPeak{fma_peak_256, 4.0, "avx2+fma"};
+#elif defined(__AVX__) && defined(__FMA__)
+constexpr PeakKernel kPeak{fma_peak_256, 4.0, "avx+fma"};
+#elif defined(__AVX__)
+constexpr PeakKernel kPeak{mul_add_peak_256, 4.0, "avx, multiply and add"};
 #else
 constexpr PeakKernel kPeak{mul_add_peak_128, 2.0, "sse2, multiply and add"};
 #endif

@@ -47,15 +47,18 @@ constexpr Index kWeightTile = 6;
 /// The packet, held in a register: GCC would otherwise fold its load into each multiply-add that uses it and
 /// load it once per design, which makes the tile wait on loads rather than arithmetic.
 inline Packet in_register(Packet p) {
-#if defined(__GNUC__)
+#if defined(__GNUC__) && defined(__AVX512F__)
+  asm("" : "+v"(p));  // any of the 32 registers ("x" allows only the first 16)
+#elif defined(__GNUC__)
   asm("" : "+x"(p));
 #endif
   return p;
 }
 
 /// Reads the designs of a later tile into the cache while the current tile computes, one line per step of its
-/// arithmetic: the hardware prefetcher alone keeps the first pass over each tile waiting on memory. Each call of
-/// dot_tile reads the next `per_call` lines of [next, end).
+/// arithmetic (and, at the start of a call, the lines its steps cannot take): the hardware prefetcher alone keeps
+/// the first pass over each tile waiting on memory. Each call of dot_tile reads the next `per_call` lines of
+/// [next, end).
 struct Ahead {
   const char* next;
   const char* end;
@@ -65,8 +68,8 @@ struct Ahead {
 Index block_count(Index n) { return (n + kDesignBlock - 1) / kDesignBlock; }
 
 /// Designs per slice: about 512 KB of X (64 designs at d = 1 000), so that the slice read from memory for X_s'F
-/// is still in L2 or L3 when X_s W uses it. A multiple of the design tile; depends on d only, and the result
-/// does not depend on it at all.
+/// is still in L2 or L3 when X_s W uses it. A multiple of the design tile unless clamped to the block; depends on
+/// d only, and the result does not depend on it at all.
 Index slice_size(Index d) {
   return std::clamp<Index>(((Index{1} << 16) / std::max<Index>(d, 1)) / kDesignTile * kDesignTile, kDesignTile,
                            kDesignBlock);
@@ -86,8 +89,10 @@ void dot_tile(const double* const* x_in, const double* const* f_in, Index j_begi
   const Index lines = std::min<Index>(ahead.per_call, (ahead.end - ahead.next) / 64);
   const Index steps = (j_end - j_begin) / kLanes;
   for (Index l = steps; l < lines; ++l) ei::prefetch(ahead.next + 64 * l);
-  const char* read = ahead.next;
-  const char* const read_end = read + 64 * std::min(lines, steps);
+  const Index in_steps = std::min(lines, steps);
+  // With no line to read, the tile's own first line (cached) keeps the step's prefetch unconditional.
+  const char* read = in_steps > 0 ? ahead.next : reinterpret_cast<const char*>(x[0]);
+  const char* const read_last = read + 64 * std::max<Index>(in_steps - 1, 0);
   ahead.next += 64 * lines;
   Packet sum[DESIGNS][COLUMNS];
 #pragma GCC unroll 8
@@ -96,7 +101,7 @@ void dot_tile(const double* const* x_in, const double* const* f_in, Index j_begi
     for (int c = 0; c < COLUMNS; ++c) sum[i][c] = ei::ploadu<Packet>(sums + (c * DESIGNS + i) * kLanes);
   for (Index j = j_begin; j < j_end; j += kLanes) {
     ei::prefetch(read);
-    read += read < read_end ? 64 : 0;  // past this call's lines, the last is read again (a no-op)
+    read += read < read_last ? 64 : 0;  // after this call's last line, that line again (a no-op)
     Packet fj[COLUMNS];
 #pragma GCC unroll 8
     for (int c = 0; c < COLUMNS; ++c) fj[c] = in_register(ei::ploadu<Packet>(f[c] + j));
@@ -141,8 +146,8 @@ void dot_row_of_tiles(const double* const* x, const Matrix& F, double* p, Index 
   // The next tile (designs are contiguous), read ahead over this tile's calls of dot_tile.
   const Index groups = (m + kColumnTile - 1) / kColumnTile;
   const Index calls = (whole + kFeatureChunk - 1) / kFeatureChunk * groups;
-  const double* later = std::min(X_end, x[0] + DESIGNS * d);
-  const double* later_end = std::min(X_end, later + DESIGNS * d);
+  const double* later = x[0] + std::min<Index>(DESIGNS * d, X_end - x[0]);  // no pointer past X's end
+  const double* later_end = later + std::min<Index>(DESIGNS * d, X_end - later);
   const Index lines = (later_end - later) * Index{sizeof(double)} / 64 + 1;
   Ahead ahead{reinterpret_cast<const char*>(later), reinterpret_cast<const char*>(later_end),
               (lines + calls - 1) / std::max<Index>(calls, 1)};

@@ -63,19 +63,22 @@ TEST_CASE("blocked_fused_products sums each entry of X W over the designs in ord
   // Bitwise agreement with a plain loop over the designs (fused where the build has FMA) shows the
   // order: each entry is summed left to right, in whole packets and past them alike.
   Rng rng(42);
-  const Index d = 19;  // rows in whole packets and past them
+  // Rows in the widest tile (4 packets of 8 on AVX-512, 2 of 4 on AVX2), in single packets and past them;
+  // 8 weight columns in two groups of 4.
+  const Index d = 75;
   const Index n = 300;
+  const Index m = 4;
   const Matrix X = normal_matrix(d, n, rng);
-  const Matrix F = normal_matrix(d, 3, rng);
+  const Matrix F = normal_matrix(d, m, rng);
   const Vector r = normal_matrix(n, 1, rng);
-  Matrix P(n, 3);
+  Matrix P(n, m);
   const Matrix G = fused(X, F, r, 1, &P);
-  Matrix W(n, 6);
-  W.leftCols(3) = r.asDiagonal() * P;
-  W.rightCols(3) = P.array().square().matrix();
-  Matrix G_loop = Matrix::Zero(d, 6);
+  Matrix W(n, 2 * m);
+  W.leftCols(m) = r.asDiagonal() * P;
+  W.rightCols(m) = P.array().square().matrix();
+  Matrix G_loop = Matrix::Zero(d, 2 * m);
   for (Index i = 0; i < n; ++i)
-    for (Index c = 0; c < 6; ++c)
+    for (Index c = 0; c < 2 * m; ++c)
       for (Index j = 0; j < d; ++j) {
 #ifdef __FMA__
         G_loop(j, c) = std::fma(X(j, i), W(i, c), G_loop(j, c));
@@ -116,6 +119,9 @@ TEST_CASE("blocked_transpose_times and blocked_times are the fused products' two
       CHECK((P - X.transpose() * F).cwiseAbs().maxCoeff() <= 1e-12 * static_cast<double>(d));
       for (Index c = 0; c < F.cols(); ++c) CHECK(blocked_transpose_times(X, F.col(c), 1) == P.col(c));
       CHECK(blocked_transpose_times(X, F.rightCols(4), 2) == P.rightCols(4));
+      // Nor on where a design falls: without the first design, every other moves between the design tiles
+      // and the single designs past the last whole tile.
+      if (n > 1) CHECK(blocked_transpose_times(X.rightCols(n - 1), F, 1) == P.bottomRows(n - 1));
       Matrix P_fused(n, 7);
       const Matrix G = fused(X, F, r, 1, &P_fused);
       CHECK(P_fused == P);

@@ -3,7 +3,9 @@
 /// every x86-64 CPU and build: glibc picks variants of log, exp and pow by the CPU's features (its FMA variants
 /// round differently in the last bit), and a portable CLI pins the baseline ones (docs/PERFORMANCE.md
 /// #instruction-set). Plain arithmetic compiled with -ffp-contract=off rounds the same whatever the SIMD width, so
-/// these are also vectorised where a loop calls them.
+/// these are also vectorised where a loop calls them. Inline: a file that includes this must be compiled with
+/// -ffp-contract=off too (every RankOne target is, and RankOne::core passes it on), or its copies fuse
+/// multiply-adds and round otherwise.
 #include <bit>
 #include <cstdint>
 
