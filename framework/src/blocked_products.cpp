@@ -42,7 +42,7 @@ constexpr int kColumnTile = kRegisters == 32 ? 4 : 3;  ///< columns of F per til
 /// Tiles of X_s W: 2 packets of rows × 6 columns (12 accumulators, with 2 packets of X and 1 weight in 16
 /// registers), or 4 × 6 (24 + 4 + 1 of 32).
 constexpr int kRowPackets = kRegisters == 32 ? 4 : 2;
-constexpr Index kWeightTile = 6;
+constexpr int kWeightTile = 6;
 
 /// The packet, held in a register: GCC would otherwise fold its load into each multiply-add that uses it and
 /// load it once per design, which makes the tile wait on loads rather than arithmetic.
@@ -73,6 +73,19 @@ Index block_count(Index n) { return (n + kDesignBlock - 1) / kDesignBlock; }
 Index slice_size(Index d) {
   return std::clamp<Index>(((Index{1} << 16) / std::max<Index>(d, 1)) / kDesignTile * kDesignTile, kDesignTile,
                            kDesignBlock);
+}
+
+/// body(first, width) for m columns in groups of at most `tile`, of nearly equal width (10 as 5 + 5, not 6 + 4):
+/// the narrowest group sets the rate, and a tile of one column has too few accumulators to hide the
+/// multiply-add's latency.
+template <class Body>
+void for_each_column_group(Index m, Index tile, const Body& body) {
+  const Index groups = (m + tile - 1) / tile;
+  for (Index group = 0, first = 0; group < groups; ++group) {
+    const Index width = m / groups + (group < m % groups ? 1 : 0);
+    body(first, width);
+    first += width;
+  }
 }
 
 /// Adds x_i(j)·f_c(j) for j in [j_begin, j_end) (whole packets) to the packet sums of DESIGNS designs and
@@ -152,15 +165,11 @@ void dot_row_of_tiles(const double* const* x, const Matrix& F, double* p, Index 
   Ahead ahead{reinterpret_cast<const char*>(later), reinterpret_cast<const char*>(later_end),
               (lines + calls - 1) / std::max<Index>(calls, 1)};
   std::fill(sums, sums + DESIGNS * m * kLanes, 0.0);
-  // Columns in groups of nearly equal width (10 as 5 + 5 rather than 6 + 4): a narrow tile has too few
-  // accumulators to hide the multiply-add's latency.
   for (Index j0 = 0; j0 < whole; j0 += kFeatureChunk) {
     const Index j1 = std::min(whole, j0 + kFeatureChunk);
-    for (Index group = 0, c = 0; group < groups; ++group) {
-      const Index width = m / groups + (group < m % groups ? 1 : 0);
+    for_each_column_group(m, kColumnTile, [&](Index c, Index width) {
       dot_columns<DESIGNS>(x, F, c, width, j0, j1, sums + c * DESIGNS * kLanes, ahead);
-      c += width;
-    }
+    });
   }
   for (Index c = 0; c < m; ++c)
     for (int i = 0; i < DESIGNS; ++i) {
@@ -216,24 +225,14 @@ void axpy_tile(const double* X_s, Index d, Index s, const double* w, Index w_str
     for (int v = 0; v < PACKETS; ++v) ei::pstoreu(g + c * d + j0 + v * kLanes, sum[v][c]);
 }
 
-template <int PACKETS>
+/// axpy_tile for `width` (1 … WIDTH) columns.
+template <int PACKETS, int WIDTH = kWeightTile>
 void axpy_columns(const double* X_s, Index d, Index s, const double* w, Index w_stride, double* g, Index j0,
-                  Index columns) {
-  static_assert(kWeightTile == 6, "one case per tile width");
-  switch (columns) {
-    case 1:
-      return axpy_tile<PACKETS, 1>(X_s, d, s, w, w_stride, g, j0);
-    case 2:
-      return axpy_tile<PACKETS, 2>(X_s, d, s, w, w_stride, g, j0);
-    case 3:
-      return axpy_tile<PACKETS, 3>(X_s, d, s, w, w_stride, g, j0);
-    case 4:
-      return axpy_tile<PACKETS, 4>(X_s, d, s, w, w_stride, g, j0);
-    case 5:
-      return axpy_tile<PACKETS, 5>(X_s, d, s, w, w_stride, g, j0);
-    default:
-      return axpy_tile<PACKETS, 6>(X_s, d, s, w, w_stride, g, j0);
+                  Index width) {
+  if constexpr (WIDTH > 1) {
+    if (width < WIDTH) return axpy_columns<PACKETS, WIDTH - 1>(X_s, d, s, w, w_stride, g, j0, width);
   }
+  axpy_tile<PACKETS, WIDTH>(X_s, d, s, w, w_stride, g, j0);
 }
 
 /// G += X_s W for the s designs from `X_s` (d × s) and W (s × G.cols(), column stride w_stride). Rows
@@ -243,14 +242,10 @@ __attribute__((noinline)) void slice_times_accumulate(const double* X_s, Index s
                                                       Matrix& G) {
   const Index d = G.rows();
   const Index m = G.cols();
-  // Columns in groups of nearly equal width (10 as 5 + 5, not 6 + 4): the narrowest group sets the rate.
-  const Index groups = (m + kWeightTile - 1) / kWeightTile;
   const auto tile_columns = [&](auto packets, Index j) {
-    for (Index group = 0, c = 0; group < groups; ++group) {
-      const Index width = m / groups + (group < m % groups ? 1 : 0);
+    for_each_column_group(m, kWeightTile, [&](Index c, Index width) {
       axpy_columns<decltype(packets)::value>(X_s, d, s, w + c * w_stride, w_stride, G.col(c).data(), j, width);
-      c += width;
-    }
+    });
   };
   Index j = 0;
   for (; j + kRowPackets * kLanes <= d; j += kRowPackets * kLanes)
