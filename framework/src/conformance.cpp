@@ -451,7 +451,7 @@ void Checker::metric_checks() {
 }
 
 void Checker::initializer_checks() {
-  constexpr Index kRank = 2;
+  const Index kRank = plugin_.start_rank > 0 ? plugin_.start_rank : 2;
   auto start = [&](std::string& detail) {
     auto data = open_example_data(kSeed);
     auto init = registry_.create<Initializer>(resolved_, Kind::initializer);

@@ -250,6 +250,18 @@ EigenResult top_k_symmetric(const LinearMap& apply, Index d, Index k, Rng& rng, 
   return r;
 }
 
+EigenResult top_k_algebraic(const LinearMap& apply, Index d, Index k, Rng& rng, const EigenOptions& opts) {
+  const EigenResult radius = top_k_symmetric(apply, d, 1, rng, opts);
+  if (!radius.converged) return radius;
+  const double shift = std::abs(radius.values(0));
+  const LinearMap shifted = [&apply, shift](const Matrix& Z) -> Matrix { return apply(Z) + shift * Z; };
+  EigenResult r = top_k_symmetric(shifted, d, k, rng, opts);
+  r.values.array() -= shift;
+  r.iterations += radius.iterations;
+  r.products += radius.products;
+  return r;
+}
+
 SvdResult top_k_singular(const LinearMap& apply, const LinearMap& apply_transpose, Index d1, Index d2, Index k,
                          Rng& rng, const EigenOptions& opts) {
   const Index small = std::min(d1, d2);

@@ -294,6 +294,11 @@ Schema& Schema::constraint(std::vector<std::string> fields, std::string message,
   return *this;
 }
 
+Schema& Schema::only_with(const std::string& name, const std::string& choice, const std::string& value) {
+  return constraint({name, choice}, name + " is read by " + choice + " " + value + " only",
+                    [name, choice, value](const Params& p) { return !p.has(name) || p.string(choice) == value; });
+}
+
 Schema& Schema::retired(std::string old_name, std::string advice) {
   retired_.emplace_back(std::move(old_name), std::move(advice));
   return *this;

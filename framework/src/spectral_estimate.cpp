@@ -104,21 +104,14 @@ SpectralResult spectral_psd_estimate(const Batch& batch, const SensingOperator& 
   const LinearMap symmetric =
       op.symmetric() ? maps.times : LinearMap([&maps](const Matrix& Z) -> Matrix { return 0.5 * (maps.times(Z) + maps.transpose_times(Z)); });
   // The k largest algebraic eigenvalues, not the largest in magnitude (a negative noise eigenvalue
-  // has no PSD factor): shifted by the spectral radius, the two orders agree.
-  const EigenResult radius = top_k_symmetric(symmetric, d, 1, rng, options);
-  if (!radius.converged) {
-    result.failure = "the eigensolver did not converge in " + std::to_string(radius.iterations) + " iterations";
-    return result;
-  }
-  const double shift = std::abs(radius.values(0));
-  const LinearMap shifted = [&symmetric, shift](const Matrix& Z) -> Matrix { return symmetric(Z) + shift * Z; };
-  const EigenResult eig = top_k_symmetric(shifted, d, rank, rng, options);
-  result.solver_iterations = radius.iterations + eig.iterations;
+  // has no PSD factor).
+  const EigenResult eig = top_k_algebraic(symmetric, d, rank, rng, options);
+  result.solver_iterations = eig.iterations;
   if (!eig.converged) {
     result.failure = "the eigensolver did not converge in " + std::to_string(eig.iterations) + " iterations";
     return result;
   }
-  result.values = eig.values.array() - shift;
+  result.values = eig.values;
   result.model = LowRankModel::symmetric_from_eigen(eig.vectors, result.values);
   result.model.symmetrize = op.symmetric();
   result.left_vectors = eig.vectors;

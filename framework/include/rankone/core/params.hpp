@@ -75,6 +75,9 @@ class Schema {
   /// constraint on /threads and /blocks: blocks = 1 leaves nothing to run in parallel (threads = 2,
   /// blocks = 1)".
   Schema& constraint(std::vector<std::string> fields, std::string message, std::function<bool(const Params&)> holds);
+  /// The constraint that `name`, a setting only `choice` = `value` reads, is not given with another choice
+  /// ("gamma is read by variant taf only"): a setting that would be silently ignored is refused.
+  Schema& only_with(const std::string& name, const std::string& choice, const std::string& value);
   struct Constraint {
     std::vector<std::string> fields;
     std::string message;

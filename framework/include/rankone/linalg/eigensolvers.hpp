@@ -29,6 +29,12 @@ struct EigenResult {
 /// The k eigenpairs of largest |eigenvalue| of a symmetric operator of dimension d.
 EigenResult top_k_symmetric(const LinearMap& apply, Index d, Index k, Rng& rng, const EigenOptions& opts = {});
 
+/// The k eigenpairs of largest *algebraic* eigenvalue (values decreasing): top_k_symmetric on the
+/// operator shifted by its spectral radius, where the two orders agree. A PSD factor, or a start
+/// from a weighted matrix with negative weights, needs these rather than the largest |value|.
+/// `iterations` counts both solves.
+EigenResult top_k_algebraic(const LinearMap& apply, Index d, Index k, Rng& rng, const EigenOptions& opts = {});
+
 struct SvdResult {
   Vector values;  ///< k singular values, decreasing
   Matrix left;    ///< d1 × k

@@ -58,6 +58,9 @@ struct Registration {
   /// Initializers: the start reads data through the estimator's reader (an estimator that holds its
   /// data once keeps a copy for it, and footprints count that copy).
   bool reads_data = true;
+  /// Initializers that start models of one rank only (the phase-retrieval starts, M = z z': 1); 0: any.
+  /// Conformance asks them for that rank.
+  Index start_rank = 0;
   std::string library;    ///< filled in by the loader: the shared library it came from
 };
 
