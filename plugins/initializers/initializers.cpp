@@ -7,6 +7,7 @@
 
 #include "rankone/core/errors.hpp"
 #include "rankone/estimation/spectral.hpp"
+#include "rankone/estimation/start_batch.hpp"
 #include "rankone/interfaces/estimator.hpp"
 #include "rankone/linalg/balanced_factors.hpp"
 #include "rankone/linalg/eigensolvers.hpp"
@@ -16,11 +17,7 @@ namespace rankone::initializers {
 
 namespace {
 
-Start failed(std::string why) {
-  Start s;
-  s.failure = std::move(why);
-  return s;
-}
+Start failed(std::string why) { return failed_start(std::move(why)); }
 
 /// A start of `model`, with the basis of its left factor's column space.
 Start started(LowRankModel model) {
@@ -59,15 +56,8 @@ std::string needs_rank(const StartRequest& request, const std::string& start) {
 
 Start SpectralStart::initialize(const DataSource& data, const StartRequest& request, Rng& rng) const {
   if (const std::string why = needs_rank(request, "spectral_init"); !why.empty()) return failed(why);
-  const Index n = batch_size_.value_or(request.batch_size);
-  if (request.refusal)
-    if (const std::string why = request.refusal(n, "init/batch_size"); !why.empty()) return failed(why);
-  Batch batch = request.read(n);
-  if (batch.instances() == 0) {
-    Start s = failed("the data ran out before the initialisation batch of " + std::to_string(n) + " instances");
-    s.ran_out = true;
-    return s;
-  }
+  Batch batch;
+  if (auto refused = read_start_batch(request, batch_size_.value_or(request.batch_size), batch)) return *refused;
   EigenOptions solver;
   solver.tolerance = tolerance_ ? *tolerance_ : request.eigen_tolerance > 0.0 ? request.eigen_tolerance : kDefaultTolerance;
   if (request.moment) {

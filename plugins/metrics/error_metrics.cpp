@@ -1,5 +1,6 @@
 // Errors of an estimate against the planted truth: relative errors of M and w, the intercept's
-// absolute error, the gFM paper's combined error, and the largest principal angle between dominant subspaces.
+// absolute error, the gFM paper's combined error, the largest principal angle between dominant subspaces,
+// and the factor errors of phase retrieval (sign-invariant error, correlation with the truth).
 //
 // For a symmetric operator (x'Mx) only the symmetric part of M is identifiable, since
 // x'Mx = x' ((M + M')/2) x; both models are then compared through their symmetric parts.
@@ -9,6 +10,8 @@
 #include <string>
 
 #include "metrics.hpp"
+#include "rankone/core/errors.hpp"
+#include "rankone/linalg/balanced_factors.hpp"
 
 namespace rankone::metrics {
 
@@ -126,6 +129,55 @@ class SubspaceAngle final : public Metric {
   std::optional<Index> rank_;
 };
 
+/// The PSD factors X̂ and X* (M = X X') of the estimate and the truth, and the nuclear norm of X*'X̂:
+/// what the factor errors of phase retrieval compare, since x and −x (X and X O) give the same M.
+struct FactorComparison {
+  double estimate_sq;  ///< ‖X̂‖_F²
+  double truth_sq;     ///< ‖X*‖_F²
+  double overlap;      ///< ‖X*'X̂‖_* = max over orthogonal O of <X* O, X̂>
+};
+
+FactorComparison compare_factors(const MetricContext& ctx, const std::string& metric) {
+  const LowRankModel estimate = identifiable_part(ctx.estimate, ctx.op);
+  const LowRankModel truth = identifiable_part(*ctx.truth, ctx.op);
+  if (!ctx.op.symmetric() || truth.rows() != truth.cols())
+    throw ConfigError(metric + " compares the factors X of M = X X': it needs a symmetric operator (" +
+                      "symmetric_rank_one, a symmetric gaussian_ensemble) and a square truth");
+  const Index k = std::max<Index>(truth.rank(), 1);
+  const BalancedFactors x_star = psd_factor(truth, k);
+  // A truth with a negative eigenvalue has no factor X*: its PSD part would be compared instead.
+  const double frobenius = difference_norms(truth, nullptr).frobenius;
+  if (x_star.values.squaredNorm() < (1.0 - 1e-9) * frobenius * frobenius)
+    throw ConfigError(metric + " compares the factors X of M = X X': the truth is not positive semi-definite "
+                               "(use truth \"psd\", or relative_error_M)");
+  const BalancedFactors x_hat = psd_factor(estimate, std::max<Index>(estimate.rank(), 1));
+  const Matrix cross = x_star.left.transpose() * x_hat.left;
+  return {x_hat.left.squaredNorm(), x_star.left.squaredNorm(),
+          Eigen::JacobiSVD<Matrix>(cross).singularValues().sum()};
+}
+
+/// min over orthogonal O of ‖X̂ − X* O‖_F / ‖X*‖_F; at rank 1, min(‖x̂ − x*‖, ‖x̂ + x*‖)/‖x*‖.
+class SignInvariantError final : public Metric {
+ public:
+  bool needs_truth() const override { return true; }
+  MetricValues evaluate(const MetricContext& ctx) const override {
+    const FactorComparison c = compare_factors(ctx, "sign_invariant_error");
+    const double squared = std::max(c.estimate_sq + c.truth_sq - 2.0 * c.overlap, 0.0);
+    return {{"sign_invariant_error", relative(std::sqrt(squared), std::sqrt(c.truth_sq))}};
+  }
+};
+
+/// ‖X*'X̂‖_* / (‖X*‖_F ‖X̂‖_F); at rank 1, |x̂'x*| / (‖x̂‖ ‖x*‖). 0 for a zero estimate.
+class TruthCorrelation final : public Metric {
+ public:
+  bool needs_truth() const override { return true; }
+  MetricValues evaluate(const MetricContext& ctx) const override {
+    const FactorComparison c = compare_factors(ctx, "truth_correlation");
+    const double norms = std::sqrt(c.estimate_sq * c.truth_sq);
+    return {{"truth_correlation", norms > 0.0 ? c.overlap / norms : 0.0}};
+  }
+};
+
 Registration base(std::string name, std::string summary) {
   Registration r;
   r.kind = Kind::metric;
@@ -142,6 +194,12 @@ Registration base(std::string name, std::string summary) {
     return f;
   };
   return r;
+}
+
+/// The factor metrics' conformance data: phase retrieval, y_i = (a_i'x)².
+Json phase_retrieval_data() {
+  return Json{{"name", "synthetic"}, {"operator", "symmetric_rank_one"}, {"d", 12}, {"rank", 1}, {"truth", "psd"},
+              {"size", 96}};
 }
 
 }  // namespace
@@ -179,6 +237,23 @@ std::vector<Registration> error_metric_registrations() {
     return std::make_unique<SubspaceAngle>(r);
   };
   out.push_back(std::move(a));
+
+  Registration e = base("sign_invariant_error",
+                        "min over ±x̂ of ‖x̂ − x*‖/‖x*‖ for M = x x' (at rank k: min over orthogonal O of ‖X̂ − X* O‖_F / "
+                        "‖X*‖_F, the factors of M = X X'); symmetric operators, PSD truths");
+  e.citation = "Candès, Li & Soltanolkotabi 2015, Phase Retrieval via Wirtinger Flow, Section 1.3: dist(z, x) = min over "
+               "the global phase of ‖z − e^(iφ) x‖, real case ±";
+  e.example_data = phase_retrieval_data();
+  e.factory = [](const Params&, const BuildContext&) { return std::make_unique<SignInvariantError>(); };
+  out.push_back(std::move(e));
+
+  Registration r = base("truth_correlation",
+                        "|x̂'x*| / (‖x̂‖ ‖x*‖) for M = x x' (at rank k: ‖X*'X̂‖_* / (‖X*‖_F ‖X̂‖_F)); symmetric operators, PSD truths");
+  r.citation = "Chandra, Zhong, Hontz, McCulloch, Studer & Goldstein 2017, PhasePack: A Phase Retrieval Library, the "
+               "initialisers' cosine similarity";
+  r.example_data = phase_retrieval_data();
+  r.factory = [](const Params&, const BuildContext&) { return std::make_unique<TruthCorrelation>(); };
+  out.push_back(std::move(r));
   return out;
 }
 

@@ -7,7 +7,8 @@
 
 namespace rankone::metrics {
 
-/// relative_error_M, relative_error_w, combined_error, subspace_angle (need the truth).
+/// relative_error_M, relative_error_w, combined_error, subspace_angle, sign_invariant_error, truth_correlation
+/// (need the truth).
 std::vector<Registration> error_metric_registrations();
 /// test_rmse, auc, hamming_loss (need the test set).
 std::vector<Registration> prediction_metric_registrations();

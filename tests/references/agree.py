@@ -11,7 +11,9 @@ case.json: {"method": "factored_gd", "operator": "symmetric_rank_one" | "asymmet
 "entry" | "gaussian_ensemble", "symmetric": bool (gaussian_ensemble), "d1", "d2", "n",
 "scale": the C++ loss scale c, "iterations", "tolerance"; factored_gd: "preconditioner",
 "factorization", "eta"; svp: "rank", "step", "delta"; nuclear_norm: "variant" (its method), "lambda" (or null),
-"lambda_ratio", "path_length", "stage_tolerance", "stage_iterations", "loss", "initial_step", "step_growth"}.
+"lambda_ratio", "path_length", "stage_tolerance", "stage_iterations", "loss", "initial_step", "step_growth";
+wirtinger_flow, amplitude_flow: "variant", "params" (phase_retrieval.DEFAULTS overrides, or absent), "start"
+(the initializer's JSON, when it is a phase-retrieval start to compare as well)}.
 Files: y.npy; the designs (X.npy: d x n for symmetric rank-one; U.npy, V.npy; rows.npy, cols.npy;
 A.npy: d1 x n*d2 with A_i in columns i*d2 .. (i+1)*d2); L_t.npy and R_t.npy for t = 0..T (the
 estimate's factors: M_t = L_t R_t').
@@ -30,6 +32,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import altmin  # noqa: E402
 import factored_gd  # noqa: E402
 import nuclear_norm  # noqa: E402
+import phase_retrieval  # noqa: E402
+import phase_starts  # noqa: E402
 import sensing  # noqa: E402
 import svp  # noqa: E402
 
@@ -131,13 +135,50 @@ def nuclear_norm_gaps(folder, case, op, y):
     return gaps
 
 
+# The phase-retrieval starts: the C++ initializer's name -> (phase_starts function, its parameters).
+PHASE_STARTS = {"truncated_spectral_init": ("truncated_spectral", ["alpha_y"]),
+                "orthogonality_init": ("orthogonality_promoting", ["fraction"]),
+                "weighted_correlation_init": ("weighted_correlation", ["fraction", "exponent"]),
+                "optimal_spectral_init": ("optimal_spectral", []),
+                "null_vector_init": ("null_vector", ["fraction"])}
+
+
+def reference_start(A, y, start):
+    function, names = PHASE_STARTS[start["name"]]
+    kwargs = {name: start[name] for name in names if name in start}
+    return getattr(phase_starts, function)(A, y, scale_kind=start.get("scale", "mean"), **kwargs)
+
+
+def phase_flow_gaps(folder, case, op, y):
+    """Wirtinger / amplitude flow from the C++ start z_0 = L_0; the signals z_t = L_t compared (M = z z').
+
+    With case["start"] (a phase-retrieval initializer and its settings), the C++ start itself is compared
+    with the reference's, up to sign (M = z z'), and counted in the first gap.
+    """
+    A = load(folder, "X").T  # m x n, rows a_i
+    z = load(folder, "L_0")[:, 0]
+    z0_norm_sq = float(z @ z)
+    start_gap = 0.0
+    if "start" in case:
+        r = reference_start(A, y, case["start"])
+        start_gap = min(np.linalg.norm(z - r), np.linalg.norm(z + r)) / np.linalg.norm(r)
+        print(f"start: relative gap {start_gap:.2e}")
+    gaps = []
+    for t in range(1, case["iterations"] + 1):
+        z = phase_retrieval.step(case["variant"], A, y, z, t, z0_norm_sq, case.get("params"))
+        c = load(folder, f"L_{t}")[:, 0]
+        gaps.append(np.linalg.norm(c - z) / np.linalg.norm(z))
+    gaps[0] = max(gaps[0], start_gap)
+    return gaps
+
+
 def main(folder):
     with open(os.path.join(folder, "case.json")) as f:
         case = json.load(f)
     op = operator(folder, case)
     y = load(folder, "y")
     methods = {"factored_gd": factored_gd_gaps, "svp": svp_gaps, "altmin_sensing": altmin_gaps,
-               "nuclear_norm": nuclear_norm_gaps}
+               "nuclear_norm": nuclear_norm_gaps, "wirtinger_flow": phase_flow_gaps, "amplitude_flow": phase_flow_gaps}
     if case["method"] not in methods:
         raise SystemExit(f"unknown method {case['method']!r}")
     gaps = methods[case["method"]](folder, case, op, y)

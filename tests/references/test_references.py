@@ -1,6 +1,6 @@
 """Checks of the numpy references: adjoints, moment inverses, gradients, planted-truth recovery and
 ScaledGD's condition-number headline; the FM baselines' own checks (polynomial_network_checks.py,
-fm_mcmc_checks.py).
+fm_mcmc_checks.py) and the phase-retrieval flows' (phase_retrieval_checks.py).
 
     /usr/bin/python3 tests/references/test_references.py
 
@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import altmin  # noqa: E402
 import factored_gd  # noqa: E402
 import fm_mcmc_checks  # noqa: E402
+import phase_retrieval_checks  # noqa: E402
 import polynomial_network_checks  # noqa: E402
 import sensing  # noqa: E402
 import svp  # noqa: E402
@@ -318,14 +319,15 @@ def all_tests():
     tests += [recovery_test(case, method) for case in RECOVERY for method in METHODS]
     tests += [test_symmetric_factorisations, test_kappa_headline,
               test_kappa_completion_informational, test_altmin_rank_one_form]
-    tests += polynomial_network_checks.CHECKS + fm_mcmc_checks.CHECKS
+    tests += polynomial_network_checks.CHECKS + fm_mcmc_checks.CHECKS + phase_retrieval_checks.CHECKS
     return tests
 
 
-def main():
+def run(tests):
+    """Runs the checks, one line each; 0 when all passed, else 1."""
     start = time.perf_counter()
     passed = failed = 0
-    for test in all_tests():
+    for test in tests:
         t0 = time.perf_counter()
         try:
             note = test()
@@ -338,6 +340,10 @@ def main():
     print(f"total {time.perf_counter() - start:.1f} s")
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
+
+
+def main():
+    return run(all_tests())
 
 
 if __name__ == "__main__":

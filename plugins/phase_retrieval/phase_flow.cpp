@@ -1,0 +1,81 @@
+#include "phase_flow.hpp"
+
+#include <cmath>
+
+#include "rankone/interfaces/estimator.hpp"
+#include "rankone/linalg/balanced_factors.hpp"
+
+namespace rankone::phase_retrieval {
+
+namespace {
+struct State {
+  Vector z, u;
+};
+}  // namespace
+
+std::string not_phase_retrieval(const SensingOperator& op, const Batch& batch, const std::string& who) {
+  const bool vectors = batch.left.kind != DesignSide::Kind::matrix && batch.left.kind != DesignSide::Kind::all;
+  if (op.symmetric() && !batch.right && vectors && !op.has_first_order()) return "";
+  return who + " is for phase retrieval, y_i = (a_i'x)²: it needs the symmetric rank-one operator "
+               "(symmetric_rank_one) without a first-order term";
+}
+
+PhaseFlow::PhaseFlow(const FixedSampleSettings& settings, std::string name)
+    : FixedSampleEstimator(settings), name_(std::move(name)) {}
+
+void PhaseFlow::start(DataSource& data, Rng& rng) {
+  if (!read_training_set(data, name_)) return;
+  const Batch& b = training();
+  if (const std::string why = not_phase_retrieval(sensing(), b, name_); !why.empty()) return finish(Status::failed, why);
+  StartRequest request = start_request(1);
+  request.one_factor = true;  // M = z z'
+  const Start s = initial_model(data, request, rng);
+  if (!s.ok) return finish(Status::failed, "no start: " + s.failure);
+  z_ = psd_factor(s.model, 1).left.col(0);
+  start_norm_squared_ = z_.squaredNorm();
+  if (!(start_norm_squared_ > 0.0) || !std::isfinite(start_norm_squared_))
+    return finish(Status::failed, "the start is zero (its largest eigenvalue is not positive: are the responses (a'x)²?)");
+  psi_ = b.y.array().max(0.0).sqrt();
+  u_ = b.left.project(z_).col(0);
+}
+
+Estimate PhaseFlow::estimate() const {
+  Estimate e;
+  e.left = z_;
+  e.right = z_;
+  e.symmetrize = true;
+  return e;
+}
+
+Vector PhaseFlow::training_residual() const { return u_.array().square().matrix() - training().y; }
+
+double PhaseFlow::advance(const Vector&) {
+  const Batch& b = training();
+  const Vector h = weights({u_, b.y, psi_, z_.norm()});
+  const double eta = step(iteration() + 1) / static_cast<double>(b.instances());
+  const Vector next = z_ - eta * b.left.accumulate(h).col(0);
+  // ‖z⁺z⁺' − z z'‖_F² = ‖z⁺‖⁴ + ‖z‖⁴ − 2 (z⁺'z)², relative to ‖z z'‖_F = ‖z‖².
+  const double a = next.squaredNorm(), c = z_.squaredNorm(), cross = next.dot(z_);
+  const double change = std::sqrt(std::max(a * a + c * c - 2.0 * cross * cross, 0.0)) / std::max(c, 1e-300);
+  z_ = next;
+  u_ = b.left.project(z_).col(0);
+  return change;
+}
+
+std::any PhaseFlow::snapshot() const { return State{z_, u_}; }
+
+void PhaseFlow::restore(const std::any& state) {
+  const auto& s = std::any_cast<const State&>(state);
+  z_ = s.z;
+  u_ = s.u;
+}
+
+std::string PhaseFlow::stall_hint() const {
+  const double ratio = static_cast<double>(training().size()) / static_cast<double>(problem().d1);
+  if (ratio < 4.0)
+    return "few measurements: m/n = " + short_number(ratio) + " (real Gaussian phase retrieval needs m/n ≳ 2 to be "
+           "identifiable, and these flows about 3–6 from a spectral start)";
+  return "";
+}
+
+}  // namespace rankone::phase_retrieval

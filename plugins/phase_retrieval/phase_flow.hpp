@@ -1,0 +1,58 @@
+#pragma once
+/// \file What every phase-retrieval flow shares: the signal z of y_i = (a_i'z)² (the symmetric rank-one
+/// operator at rank 1, M = z z'), its measurements u = A z kept between iterations, and the step
+///
+///   z_{t+1} = z_t − η_t · (1/m) Σ_i h_i(u) a_i,
+///
+/// where a flow is its weights h (the derivative of its loss in u_i, truncated or reweighted) and its
+/// step η_t. One forward product (u) and one adjoint product (Σ h_i a_i) per iteration.
+#include <string>
+
+#include "rankone/estimation/fixed_sample.hpp"
+
+namespace rankone::phase_retrieval {
+
+class PhaseFlow : public FixedSampleEstimator {
+ public:
+  void start(DataSource& data, Rng& rng) final;
+  Estimate estimate() const final;
+
+ protected:
+  PhaseFlow(const FixedSampleSettings& settings, std::string name);
+
+  /// What a flow reads of the current iterate.
+  struct Iterate {
+    const Vector& u;    ///< a_i'z for every training measurement
+    const Vector& y;    ///< the responses (a_i'x)² (+ noise)
+    const Vector& psi;  ///< the amplitudes √max(y_i, 0)
+    double z_norm;      ///< ‖z‖
+  };
+  /// h with gradient (1/m) Σ h_i a_i.
+  virtual Vector weights(const Iterate& it) const = 0;
+  /// The step η_t of iteration t = 1, 2, …
+  virtual double step(int t) const = 0;
+  /// ‖z_0‖², the start's squared norm (Wirtinger flow's step scale).
+  double start_norm_squared() const { return start_norm_squared_; }
+
+ private:
+  double advance(const Vector& r) final;
+  Vector training_residual() const final;
+  std::any snapshot() const final;
+  void restore(const std::any& state) final;
+  std::string stall_hint() const final;
+
+  std::string name_;
+  Vector z_;    ///< the signal estimate
+  Vector u_;    ///< A z_
+  Vector psi_;  ///< amplitudes
+  double start_norm_squared_ = 1.0;
+};
+
+/// Why `batch` on `op` is not phase retrieval (y_i = (a_i'x)²: the symmetric rank-one operator on design
+/// vectors, without a first-order term), naming `who`; "" when it is.
+std::string not_phase_retrieval(const SensingOperator& op, const Batch& batch, const std::string& who);
+
+/// sign(v) with sign(0) = 0.
+inline double sign_of(double v) { return static_cast<double>((v > 0.0) - (v < 0.0)); }
+
+}  // namespace rankone::phase_retrieval

@@ -1,0 +1,424 @@
+"""Checks of the phase-retrieval reference (phase_retrieval.py: WF, TWF, AF, TAF, RAF).
+
+Run as a script: /usr/bin/python3 tests/references/phase_retrieval_checks.py (prints one line per
+check with its measured figure, exits 1 if any check fails). Each test_*() raises AssertionError
+on failure and returns a one-line note; CHECKS lists them in order (the same protocol as
+polynomial_network_checks.py and fm_mcmc_checks.py, so test_references.py can import it).
+
+Every problem is drawn from numpy.random.default_rng(seed), the seed stated in the check's
+docstring: the truth x first, then the design A, then anything else (noise, a test point).
+
+  test_gradients_finite_differences   wf, af and untruncated twf against their losses
+  test_reductions                     taf at gamma = inf and raf at beta = 0 are af
+  test_procrustes                     procrustes_error: k = 1, invariance, zero at Z = X O
+  test_step_sizes                     the WF schedule and the constant steps
+  test_fixed_point                    x and -x are fixed points of every variant (noise-free)
+  test_planted_recovery               spectral start + each variant to sign-invariant error 1e-8
+  test_start_conventions              phase_starts: eigenvector sign, selection ties, exact counts
+  test_starts_correlation             the literature's starts: correlation with x at m/n = 2, 4, 6
+  test_starts_scale                   the 'mean' and 'least_squares' norm estimates
+  test_angle_start                    angle_start is at exactly the asked angle, with ||x||
+  test_optimal_refuses                optimal_spectral refuses m <= n
+  test_flows_from_paper_starts        taf, raf, twf from their own papers' starts to 1e-8
+
+Recovery settings (n = 100, x ~ N(0, I_n) normalised, a_i ~ N(0, I_n), noise-free): wf at
+m = 8n for 2500 iterations; twf, af, taf at m = 6n for 500; raf at m = 4n for 500 -- the settings
+asked for, unchanged. RAF is the slowest per iteration at the truth: there every weight is
+|u_i| / (|u_i| + beta |u_i|) = 1/(1 + beta) = 1/11, so its step 2 acts like a step 2/11 on the
+amplitude loss, and m = 4n makes (1/m) A'A worse conditioned (smallest eigenvalue about
+(1 - 1/2)^2); it still gets below 1e-8 inside the budget (about 320-390 iterations on seeds 0-2).
+
+Start settings (phase_starts.py; n = 200, x ~ N(0, I_n) normalised, noise-free, seeds 0-2): the
+floor 0.7 at m = 6n is the one asked for and is tight for truncated_spectral (0.703 on seed 2:
+its cut y_i <= 9 mean(y) drops only the 1-6 largest y_i here, the ones most aligned with x, and it
+averages just below the plain start at 4n and 6n); optimal_spectral and orthogonality_promoting beat
+the plain start at m = 4n on all three seeds.
+"""
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import sys  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import phase_retrieval as pr  # noqa: E402
+import phase_starts as ps  # noqa: E402
+
+FD_STEP = 1e-6
+TOL_FD = 1e-6
+TOL_FIXED = 1e-12
+TOL_RECOVERY = 1e-8
+N = 100
+RECOVERY = [  # (variant, m / n, iterations)
+    ("wf", 8, 2500),
+    ("twf", 6, 500),
+    ("af", 6, 500),
+    ("taf", 6, 500),
+    ("raf", 4, 500),
+]
+RECOVERY_SEEDS = (0, 1, 2)
+
+
+def planted(seed, n, m, noise=0.0):
+    """x ~ N(0, I_n) / ||.||, A (m x n) ~ N(0, 1), y = (A x)^2 (+ noise N(0, noise^2)), drawn in
+    that order from default_rng(seed); returns (x, A, y, rng)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n)
+    x /= np.linalg.norm(x)
+    A = rng.standard_normal((m, n))
+    y = (A @ x) ** 2
+    if noise:
+        y = y + noise * rng.standard_normal(m)
+    return x, A, y, rng
+
+
+def central_differences(f, z, h=FD_STEP):
+    """(f(z + h e_j) - f(z - h e_j)) / (2h) for every j."""
+    g = np.empty_like(z)
+    for j in range(len(z)):
+        e = np.zeros_like(z)
+        e[j] = h
+        g[j] = (f(z + e) - f(z - e)) / (2.0 * h)
+    return g
+
+
+def relative_gap(g, g_ref):
+    """max_j |g_j - g_ref_j| / max_j |g_ref_j|."""
+    return float(np.max(np.abs(g - g_ref)) / np.max(np.abs(g_ref)))
+
+
+# --- 1. gradients against finite differences ------------------------------------------------------
+
+def test_gradients_finite_differences():
+    """wf's g against f(z) = (1/4m) sum (u^2 - y)^2; af's g against (1/2m) sum (|u| - psi)^2; twf's
+    untruncated g (alpha_lb = 0, alpha_ub = alpha_h = inf) against (1/m) sum (u^2 - y log u^2).
+    n = 12, m = 80, noisy y (noise sd 0.3, so some y_i < 0 and psi_i = 0), z ~ N(0, I_n) drawn
+    after the noise; seed 5. Central differences, h = 1e-6; relative gap (max entry) <= 1e-6.
+    The test point has min |u_i| > 1e-2, so neither |u| nor log u^2 has a kink within h."""
+    x, A, y, rng = planted(5, 12, 80, noise=0.3)
+    z = rng.standard_normal(12)
+    u = A @ z
+    assert np.min(np.abs(u)) > 1e-2, f"test point too close to a kink: min |u| {np.min(np.abs(u))}"
+    assert np.any(y < 0), "the noisy y should exercise the clipping"
+    untruncated = {"alpha_lb": 0.0, "alpha_ub": np.inf, "alpha_h": np.inf}
+    cases = [
+        ("wf", pr.gradient("wf", A, y, z), lambda w: pr.wf_loss(A, y, w)),
+        ("af", pr.gradient("af", A, y, z), lambda w: pr.af_loss(A, y, w)),
+        ("twf", pr.gradient("twf", A, y, z, untruncated), lambda w: pr.poisson_loss(A, y, w)),
+    ]
+    notes = []
+    for name, g, f in cases:
+        gap = relative_gap(g, central_differences(f, z))
+        assert gap <= TOL_FD, f"{name}: relative gap {gap:.2e}"
+        notes.append(f"{name} {gap:.1e}")
+    # the default truncation does exclude some measurements at this z (so the rule is exercised)
+    g_default = pr.gradient("twf", A, y, z)
+    assert relative_gap(g_default, cases[2][1]) > 1e-3, "the default twf truncation removed nothing"
+    return ("relative gaps " + ", ".join(notes)
+            + f" ({len(y)} measurements, {int(np.sum(y < 0))} with y < 0)")
+
+
+def test_reductions():
+    """taf with gamma = inf keeps every measurement and raf with beta = 0 weighs every u_i != 0
+    by 1: both must equal af's g (1e-15 relative). Same problem and z as the finite-difference check
+    (seed 5); also z = 0 gives g = 0 for every variant (twf excludes all, the others vanish)."""
+    x, A, y, rng = planted(5, 12, 80, noise=0.3)
+    z = rng.standard_normal(12)
+    g_af = pr.gradient("af", A, y, z)
+    gap_taf = relative_gap(pr.gradient("taf", A, y, z, {"gamma": np.inf}), g_af)
+    gap_raf = relative_gap(pr.gradient("raf", A, y, z, {"beta": 0.0}), g_af)
+    assert gap_taf <= 1e-15 and gap_raf <= 1e-15, (gap_taf, gap_raf)
+    for variant in pr.VARIANTS:
+        g0 = pr.gradient(variant, A, y, np.zeros(12))
+        assert np.all(np.isfinite(g0)) and np.all(g0 == 0), (variant, g0)
+    return f"taf(gamma=inf) vs af {gap_taf:.1e}, raf(beta=0) vs af {gap_raf:.1e}; g(0) = 0 for all"
+
+
+# --- 2. Procrustes error --------------------------------------------------------------------------
+
+def test_procrustes():
+    """k = 1: procrustes_error(z, x) == sign_invariant_error(z, x) for z near x and near -x
+    (1e-12 absolute); k = 3 (d = 8): invariant to Z -> Z O for a random orthogonal O (QR of a
+    Gaussian), 0 at Z = X O (1e-7: the sqrt of a cancellation), and a 2-column Z against a
+    3-column X is padded. Seed 6."""
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal(8)
+    worst_k1 = 0.0
+    for s in (1.0, -1.0):
+        z = s * x + 0.3 * rng.standard_normal(8)
+        a, b = pr.procrustes_error(z, x), pr.sign_invariant_error(z, x)
+        assert abs(a - b) <= 1e-12, (s, a, b)
+        worst_k1 = max(worst_k1, abs(a - b))
+    X = rng.standard_normal((8, 3))
+    Z = X + 0.2 * rng.standard_normal((8, 3))
+    O = np.linalg.qr(rng.standard_normal((3, 3)))[0]
+    e, e_rot = pr.procrustes_error(Z, X), pr.procrustes_error(Z @ O, X)
+    assert abs(e - e_rot) <= 1e-12 and e > 0.05, (e, e_rot)
+    zero = pr.procrustes_error(X @ O, X)
+    assert zero <= 1e-7, zero
+    # brute check of the closed form: the orthogonal Procrustes solution O* = U V' of X'Z = U S V'
+    U, _, Vt = np.linalg.svd(X.T @ Z)
+    direct = np.linalg.norm(Z - X @ (U @ Vt)) / np.linalg.norm(X)
+    assert abs(direct - e) <= 1e-12, (direct, e)
+    padded = pr.procrustes_error(Z[:, :2], X)
+    explicit = pr.procrustes_error(np.hstack([Z[:, :2], np.zeros((8, 1))]), X)
+    at_identity = np.sqrt(np.linalg.norm(Z[:, :2] - X[:, :2]) ** 2
+                          + np.linalg.norm(X[:, 2]) ** 2) / np.linalg.norm(X)
+    assert padded == explicit and padded <= at_identity + 1e-12, (padded, explicit, at_identity)
+    return (f"k=1 gap {worst_k1:.1e}; k=3 error {e:.4f}, after Z O {e_rot:.4f}, "
+            f"against U V' {abs(direct - e):.1e}; Z = X O gives {zero:.1e}")
+
+
+# --- 3. step sizes --------------------------------------------------------------------------------
+
+def test_step_sizes():
+    """wf: step_size(t) = min(1 - exp(-t/330), 0.2) / ||z0||^2 (t = 1 the first step; the cap
+    reached at t = 330 log(1/0.8) ~ 73.6); the others return DEFAULTS[v]["mu"]; a partial params
+    dict overrides one constant; run() returns iters + 1 iterates, z_1 = step(z_0, t = 1)."""
+    s1 = pr.step_size("wf", 1, 4.0)
+    assert abs(s1 - (1.0 - np.exp(-1.0 / 330.0)) / 4.0) <= 1e-18, s1
+    assert pr.step_size("wf", 73, 1.0) < 0.2 and pr.step_size("wf", 74, 1.0) == 0.2
+    assert pr.step_size("wf", 10, 1.0, {"mu_max": 0.01}) == 0.01
+    for v in ("twf", "af", "taf", "raf"):
+        assert pr.step_size(v, 1, 123.0) == pr.DEFAULTS[v]["mu"], v
+    x, A, y, rng = planted(7, 10, 60)
+    z0 = rng.standard_normal(10)
+    zs = pr.run("wf", A, y, z0, 3)
+    assert len(zs) == 4 and np.array_equal(zs[0], z0)
+    z1 = z0 - s1 * 4.0 / float(z0 @ z0) * pr.gradient("wf", A, y, z0)
+    assert np.allclose(zs[1], z1, rtol=0, atol=1e-15), np.max(np.abs(zs[1] - z1))
+    return f"wf mu_1 = {s1 * 4.0:.6f} (x 1/||z0||^2), cap from t = 74; run() length and z_1 agree"
+
+
+# --- 4. fixed point -------------------------------------------------------------------------------
+
+def test_fixed_point():
+    """Noise-free, n = 100, m = 6n, seed 8: step(v, A, y, s x, t) for s = +1, -1, every variant,
+    t = 1 and t = 500 (wf: z0_norm_sq = ||x||^2 = 1), returns s x within 1e-12 relative."""
+    x, A, y, _ = planted(8, N, 6 * N)
+    worst = 0.0
+    for v in pr.VARIANTS:
+        for s in (1.0, -1.0):
+            for t in (1, 500):
+                z = pr.step(v, A, y, s * x, t, 1.0)
+                gap = float(np.linalg.norm(z - s * x) / np.linalg.norm(x))
+                assert gap <= TOL_FIXED, (v, s, t, gap)
+                worst = max(worst, gap)
+    return f"largest relative move from +-x over 5 variants: {worst:.1e}"
+
+
+# --- 5. planted recovery --------------------------------------------------------------------------
+
+def test_planted_recovery():
+    """Spectral start (pr.spectral_start) then each variant with its DEFAULTS, n = 100, noise-free,
+    seeds 0, 1, 2 (planted(seed, n, m), so twf, af, taf share a problem): wf m = 8n, 2500
+    iterations; twf, af, taf m = 6n, 500; raf m = 4n, 500. Each must reach sign-invariant error
+    < 1e-8; the note gives, per seed, the first iteration below 1e-8 and (for each m) the start's
+    error, its correlation with x and its norm (||x|| = 1)."""
+    lines, failures = [], []
+    for seed in RECOVERY_SEEDS:
+        starts, counts = {}, []
+        for variant, ratio, iters in RECOVERY:
+            x, A, y, _ = planted(seed, N, ratio * N)
+            z0 = pr.spectral_start(A, y)
+            starts[ratio] = (pr.sign_invariant_error(z0, x), pr.correlation(z0, x),
+                             float(np.linalg.norm(z0)))
+            errors = [pr.sign_invariant_error(z, x) for z in pr.run(variant, A, y, z0, iters)]
+            first = next((t for t, e in enumerate(errors) if e < TOL_RECOVERY), None)
+            if first is None:
+                failures.append(f"seed {seed} {variant}: {errors[-1]:.2e} after {iters} "
+                                f"(start error {errors[0]:.3f})")
+            counts.append(f"{variant} {first if first is not None else 'not reached'}")
+        start_txt = ", ".join(f"m={r}n start err {e:.3f} corr {c:.3f} |z0| {nz:.3f}"
+                              for r, (e, c, nz) in sorted(starts.items()))
+        lines.append(f"seed {seed}: " + ", ".join(counts) + f" [{start_txt}]")
+    note = "iterations to 1e-8 -- " + "; ".join(lines)
+    assert not failures, "; ".join(failures) + " || " + note
+    return note
+
+
+# --- 6. the literature's starts (phase_starts.py) ------------------------------------------------
+
+START_N = 200
+START_RATIOS = (2, 4, 6)
+START_SEEDS = (0, 1, 2)
+START_FLOOR = 0.7  # every start's correlation at m = 6n
+START_ORDER = ("plain_spectral", "truncated_spectral", "orthogonality_promoting",
+               "weighted_correlation", "optimal_spectral", "null_vector")
+START_SHORT = {"plain_spectral": "plain", "truncated_spectral": "trunc",
+               "orthogonality_promoting": "orth", "weighted_correlation": "wmc",
+               "optimal_spectral": "opt", "null_vector": "null"}
+
+
+def test_start_conventions():
+    """The conventions the C++ starts must share: sign_fixed makes the entry of largest |value|
+    positive, the first one on an exact tie ((-0.5, 0.5, 0.1) -> (0.5, -0.5, -0.1); (0.5, -0.5)
+    kept); top_eigenvector and bottom_eigenvector return w = (0.8, -0.6, 0) sign-fixed from
+    matrices built around -w; the K largest / smallest break ties to the smaller index; counts are
+    exact (ceil(0.1 * 30) = 3, ceil(96/6) = 16, floor(3 * 800/13) = 184) and at least 1."""
+    tie = ps.sign_fixed(np.array([-0.5, 0.5, 0.1]))
+    assert np.array_equal(tie, [0.5, -0.5, -0.1]), tie
+    kept = ps.sign_fixed(np.array([0.5, -0.5]))
+    assert np.array_equal(kept, [0.5, -0.5]), kept
+    w = np.array([-0.8, 0.6, 0.0])
+    top = ps.top_eigenvector(np.eye(3) + np.outer(w, w))              # eigenvalues 2, 1, 1
+    bottom = ps.bottom_eigenvector(np.eye(3) - 2.0 * np.outer(w, w))  # eigenvalues -1, 1, 1
+    gap = max(np.max(np.abs(top + w)), np.max(np.abs(bottom + w)))
+    assert gap <= 1e-14, (top, bottom)
+    c = np.array([1.0, 3.0, 3.0, 0.0, 3.0, 0.0])
+    assert list(ps.largest(c, 3)) == [1, 2, 4] and list(ps.largest(c, 2)) == [1, 2]
+    assert list(ps.smallest(c, 2)) == [3, 5] and list(ps.smallest(c, 3)) == [3, 5, 0]
+    counts = (ps.count(0.1, 30, "ceil"), ps.count(1 / 6, 96, "ceil"),
+              ps.count(3 / 13, 800, "floor"), ps.count(3 / 13, 4, "floor"))
+    assert counts == (3, 16, 184, 1), counts
+    return (f"sign fix (first entry on an exact tie); top/bottom eigenvectors (0.8, -0.6, 0) "
+            f"({gap:.0e}); ties to the smaller index; counts {counts}")
+
+
+def test_starts_correlation():
+    """Correlation with x of each start (plain spectral T = y, truncated_spectral,
+    orthogonality_promoting, weighted_correlation, optimal_spectral, null_vector; all at their
+    defaults), n = 200, noise-free, planted(seed, n, ratio n) for seeds 0, 1, 2 and m/n = 2, 4, 6.
+    At m = 6n every start must reach correlation >= 0.7; at m = 4n optimal_spectral and
+    orthogonality_promoting must each be >= the plain spectral start on at least 2 of the 3 seeds
+    (the papers' claim that their starts beat the plain one). The note is the table of means over
+    the seeds (and, at 4n, how many seeds each beat plain on)."""
+    corr = {}  # (ratio, name) -> [per seed]
+    for ratio in START_RATIOS:
+        for seed in START_SEEDS:
+            x, A, y, _ = planted(seed, START_N, ratio * START_N)
+            for name in START_ORDER:
+                corr.setdefault((ratio, name), []).append(
+                    ps.correlation(ps.STARTS[name](A, y), x))
+    failures = []
+    for name in START_ORDER:
+        worst = min(corr[(6, name)])
+        if worst < START_FLOOR:
+            failures.append(f"{name} at 6n: {worst:.3f} < {START_FLOOR}")
+    wins = {}
+    for name in ("optimal_spectral", "orthogonality_promoting"):
+        wins[name] = sum(c >= p for c, p in zip(corr[(4, name)], corr[(4, "plain_spectral")]))
+        if wins[name] < 2:
+            failures.append(f"{name} at 4n beats plain on {wins[name]} of 3 seeds")
+    rows = []
+    for ratio in START_RATIOS:
+        cells = " ".join(f"{START_SHORT[name]} {np.mean(corr[(ratio, name)]):.3f}"
+                         for name in START_ORDER)
+        rows.append(f"m={ratio}n: {cells}")
+    worst6 = min(min(corr[(6, name)]) for name in START_ORDER)
+    note = ("mean correlation over seeds 0-2 (n = 200) -- " + "; ".join(rows)
+            + f" | lowest at 6n {worst6:.3f}; at 4n opt beats plain on {wins['optimal_spectral']}/3"
+            + f" seeds, orth on {wins['orthogonality_promoting']}/3")
+    assert not failures, "; ".join(failures) + " || " + note
+    return note
+
+
+def test_starts_scale():
+    """n = 50, m = 6n, seed 3. 'mean' (noise-free): ||z0|| = sqrt(mean(y)) within 1e-12 relative
+    for every start; with noise (sd 0.3, some y < 0) it is sqrt(mean(max(y, 0))).
+    'least_squares': the same direction (z0/||z0|| equal within 1e-12), s equal to
+    np.linalg.lstsq's fit of psi on |A v| (1e-12 relative), and s (1 +- 1e-6) both give a larger
+    residual || s |A v| - psi ||."""
+    x, A, y, _ = planted(3, 50, 300)
+    _, _, y_noisy, _ = planted(3, 50, 300, noise=0.3)
+    assert np.any(y_noisy < 0)
+    psi = pr.amplitudes(y)
+    worst_mean = worst_dir = worst_lstsq = 0.0
+    smallest_rise = np.inf
+    for name in START_ORDER:
+        f = ps.STARTS[name]
+        z = f(A, y)
+        worst_mean = max(worst_mean, abs(np.linalg.norm(z) / np.sqrt(np.mean(y)) - 1.0))
+        zn = f(A, y_noisy)
+        target = np.sqrt(np.mean(np.maximum(y_noisy, 0.0)))
+        worst_mean = max(worst_mean, abs(np.linalg.norm(zn) / target - 1.0))
+        z_ls = f(A, y, scale_kind="least_squares")
+        v = z / np.linalg.norm(z)
+        s = float(np.linalg.norm(z_ls))
+        worst_dir = max(worst_dir, float(np.linalg.norm(z_ls / s - v)))
+        w = np.abs(A @ v)
+        s_fit = float(np.linalg.lstsq(w[:, None], psi, rcond=None)[0][0])
+        worst_lstsq = max(worst_lstsq, abs(s / s_fit - 1.0))
+        r0 = float(np.linalg.norm(s * w - psi))
+        for factor in (1.0 - 1e-6, 1.0 + 1e-6):
+            rise = float(np.linalg.norm(factor * s * w - psi)) - r0
+            assert rise > 0.0, (name, factor, rise)
+            smallest_rise = min(smallest_rise, rise / r0)
+    assert worst_mean <= 1e-12 and worst_dir <= 1e-12 and worst_lstsq <= 1e-12, (
+        worst_mean, worst_dir, worst_lstsq)
+    return (f"'mean' norm gap {worst_mean:.1e}; 'least_squares' direction gap {worst_dir:.1e}, "
+            f"against lstsq {worst_lstsq:.1e}, residual up by >= {smallest_rise:.1e} (relative) "
+            f"at s (1 +- 1e-6), over the 6 starts")
+
+
+def test_angle_start():
+    """x ~ N(0, I_n) * 3 (not unit), n = 200, default_rng(9): for angle 0, 0.3, 1.2, pi/2,
+    correlation(angle_start(x, angle, rng), x) = cos(angle) within 1e-12 and ||z0|| = ||x||
+    within 1e-12 relative."""
+    rng = np.random.default_rng(9)
+    x = 3.0 * rng.standard_normal(200)
+    worst_c = worst_n = 0.0
+    for angle in (0.0, 0.3, 1.2, np.pi / 2):
+        z = ps.angle_start(x, angle, rng)
+        worst_c = max(worst_c, abs(ps.correlation(z, x) - np.cos(angle)))
+        worst_n = max(worst_n, abs(np.linalg.norm(z) / np.linalg.norm(x) - 1.0))
+    assert worst_c <= 1e-12 and worst_n <= 1e-12, (worst_c, worst_n)
+    return f"|correlation - cos| {worst_c:.1e}, norm gap {worst_n:.1e} over 4 angles"
+
+
+def test_optimal_refuses():
+    """optimal_spectral raises ValueError at m = n (and m < n): its weights
+    (ybar - 1)/(ybar + sqrt(delta) - 1) have a pole at ybar = 1 - sqrt(delta) >= 0; at m = n + 1
+    it returns a start. n = 40, seed 10."""
+    for m in (40, 30):
+        _, A, y, _ = planted(10, 40, m)
+        try:
+            ps.optimal_spectral(A, y)
+        except ValueError:
+            continue
+        raise AssertionError(f"optimal_spectral accepted m = {m}, n = 40")
+    _, A, y, _ = planted(10, 40, 41)
+    z = ps.optimal_spectral(A, y)
+    assert np.all(np.isfinite(z)) and np.linalg.norm(z) > 0
+    return "ValueError at m = n and m < n (n = 40); m = n + 1 accepted"
+
+
+FLOW_STARTS = [("taf", "orthogonality_promoting"), ("raf", "weighted_correlation"),
+               ("twf", "truncated_spectral")]
+FLOW_ITERS = 1000
+
+
+def test_flows_from_paper_starts():
+    """Each flow from its own paper's start (scale 'mean'), default constants, n = 200, m = 4n,
+    noise-free, planted(0, n, m): taf from orthogonality_promoting, raf from weighted_correlation,
+    twf from truncated_spectral, 1000 iterations each; the final sign-invariant error must be
+    < 1e-8. The note gives the start's correlation, the first iteration below 1e-8 and the final
+    error."""
+    x, A, y, _ = planted(0, START_N, 4 * START_N)
+    notes, failures = [], []
+    for variant, start in FLOW_STARTS:
+        z0 = ps.STARTS[start](A, y)
+        errors = [pr.sign_invariant_error(z, x) for z in pr.run(variant, A, y, z0, FLOW_ITERS)]
+        first = next((t for t, e in enumerate(errors) if e < TOL_RECOVERY), None)
+        if not errors[-1] < TOL_RECOVERY:
+            failures.append(f"{variant}: {errors[-1]:.2e} after {FLOW_ITERS}")
+        notes.append(f"{variant} from {start} (corr {ps.correlation(z0, x):.3f}): below 1e-8 at "
+                     f"{first if first is not None else 'never'}, final {errors[-1]:.1e}")
+    note = "; ".join(notes)
+    assert not failures, "; ".join(failures) + " || " + note
+    return note
+
+
+CHECKS = [test_gradients_finite_differences, test_reductions, test_procrustes, test_step_sizes,
+          test_fixed_point, test_planted_recovery, test_start_conventions, test_starts_correlation,
+          test_starts_scale, test_angle_start, test_optimal_refuses, test_flows_from_paper_starts]
+
+
+if __name__ == "__main__":
+    import test_references  # the shared runner (it imports this module for its own list)
+    sys.exit(test_references.run(CHECKS))

@@ -1,0 +1,191 @@
+// The phase-retrieval flows (wirtinger_flow, amplitude_flow): step-by-step agreement with the numpy
+// reference tests/references/phase_retrieval.py on the C++ run's own data; planted signals recovered to
+// the sign; refusals; the sign-invariant error and the correlation with the truth.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "agreement.hpp"
+#include "rankone/interfaces/metric.hpp"
+#include "rankone/linalg/balanced_factors.hpp"
+
+namespace {
+
+using namespace rankone;
+using Catch::Matchers::Contains;
+
+/// y_i = (a_i'x)², a_i ~ N(0, I_d), ‖x‖ = 1, m measurements (and a test set).
+Json phase_source(Index d, Index m) {
+  return Json{{"name", "synthetic"}, {"operator", "symmetric_rank_one"}, {"d", d}, {"rank", 1}, {"truth", "psd"},
+              {"size", m}, {"test_size", 50}};
+}
+
+/// min(‖z − x‖, ‖z + x‖)/‖x‖ for the rank-1 factors of an estimate and the truth.
+double sign_invariant_error(const Estimate& e, const GroundTruth& truth) {
+  auto metric = test::make<Metric>(Json{{"name", "sign_invariant_error"}}, Kind::metric);
+  auto source = test::make<DataSource>(phase_source(e.rows(), 100), Kind::data_source);
+  const MetricContext ctx{e, &truth, nullptr, source->sensing_operator(), Link::identity, 0, 0.0, 0};
+  return metric->evaluate(ctx).at(0).second;
+}
+
+struct Flow {
+  const char* estimator;
+  const char* variant;
+};
+const Flow kFlows[] = {{"wirtinger_flow", "wf"}, {"wirtinger_flow", "twf"}, {"amplitude_flow", "af"},
+                       {"amplitude_flow", "taf"}, {"amplitude_flow", "raf"}};
+
+}  // namespace
+
+TEST_CASE("the phase-retrieval flows agree step by step with their numpy reference", "[phase_retrieval][reference]") {
+  for (const Flow& f : kFlows) {
+    const Json estimator{{"name", f.estimator}, {"variant", f.variant}};
+    test::check_agreement(f.variant, phase_source(12, 96), estimator, 10, 0.5, Json{{"variant", f.variant}});
+  }
+  // Settings other than the papers' reach the reference too.
+  test::check_agreement("twf_settings", phase_source(12, 96),
+                        Json{{"name", "wirtinger_flow"}, {"variant", "twf"}, {"step_size", 0.1}, {"alpha_lb", 0.1},
+                             {"alpha_ub", 4.0}, {"alpha_h", 3.0}},
+                        10, 0.5,
+                        Json{{"variant", "twf"}, {"params", {{"mu", 0.1}, {"alpha_lb", 0.1}, {"alpha_ub", 4.0}, {"alpha_h", 3.0}}}});
+  test::check_agreement("wf_settings", phase_source(12, 96),
+                        Json{{"name", "wirtinger_flow"}, {"variant", "wf"}, {"step_size", 0.3}, {"tau0", 5.0}}, 10, 0.5,
+                        Json{{"variant", "wf"}, {"params", {{"mu_max", 0.3}, {"tau0", 5.0}}}});
+  test::check_agreement("taf_settings", phase_source(12, 96),
+                        Json{{"name", "amplitude_flow"}, {"variant", "taf"}, {"step_size", 0.5}, {"gamma", 0.3}}, 10, 0.5,
+                        Json{{"variant", "taf"}, {"params", {{"mu", 0.5}, {"gamma", 0.3}}}});
+  test::check_agreement("raf_settings", phase_source(12, 96),
+                        Json{{"name", "amplitude_flow"}, {"variant", "raf"}, {"step_size", 1.0}, {"beta", 3.0}}, 10, 0.5,
+                        Json{{"variant", "raf"}, {"params", {{"mu", 1.0}, {"beta", 3.0}}}});
+}
+
+TEST_CASE("the phase-retrieval flows recover a planted signal up to its sign", "[phase_retrieval][recovery]") {
+  for (const Flow& f : kFlows) {
+    INFO(f.estimator << " " << f.variant);
+    // m = 8n, as Candès et al.'s Section 4 Gaussian runs; Wirtinger flow's schedule is slow at first.
+    const Json estimator{{"name", f.estimator}, {"variant", f.variant},
+                         {"max_iterations", std::string(f.variant) == "wf" ? 3000 : 600}};
+    const test::FinishedRun run = test::run_to_end(phase_source(64, 512), estimator, 43);
+    const Summary s = run.estimator->summary();
+    INFO(s.message);
+    CHECK(s.status == Status::converged);
+    CHECK(sign_invariant_error(run.estimator->estimate(), *run.data->truth()) < 1e-6);
+    CHECK(s.fit < 1e-6);  // on the held-out test set
+  }
+}
+
+TEST_CASE("the phase-retrieval flows refuse what is not phase retrieval", "[phase_retrieval][refusal]") {
+  Json asymmetric = phase_source(8, 80);
+  asymmetric["operator"] = "asymmetric_rank_one";
+  asymmetric["truth"] = "general";
+  const test::FinishedRun run = test::run_to_end(asymmetric, Json{{"name", "amplitude_flow"}}, 3);
+  CHECK(run.estimator->summary().status == Status::failed);
+  CHECK_THAT(run.estimator->summary().message, Contains("symmetric rank-one operator"));
+  // A setting another variant reads is refused by name.
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "amplitude_flow"}, {"variant", "af"}, {"gamma", 0.5}}, Kind::estimator),
+                    Contains("gamma is read by variant taf only"));
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "wirtinger_flow"}, {"tau0", 10.0}, {"variant", "twf"}}, Kind::estimator),
+                    Contains("tau0 is read by variant wf only"));
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "wirtinger_flow"}, {"variant", "twf"}, {"alpha_lb", 6.0}}, Kind::estimator),
+                    Contains("α_lb must be below α_ub"));
+}
+
+TEST_CASE("sign_invariant_error and truth_correlation compare factors up to sign and rotation", "[phase_retrieval][metrics]") {
+  auto source = test::make<DataSource>(phase_source(6, 40), Kind::data_source);
+  source->open(5);
+  const GroundTruth& truth = *source->truth();
+  const Vector x = psd_factor(truth, 1).left.col(0);
+  auto error = test::make<Metric>(Json{{"name", "sign_invariant_error"}}, Kind::metric);
+  auto correlation = test::make<Metric>(Json{{"name", "truth_correlation"}}, Kind::metric);
+  const auto value = [&](const Metric& m, const Vector& z) {
+    Estimate e;
+    e.left = z;
+    e.right = z;
+    e.symmetrize = true;
+    const MetricContext ctx{e, &truth, nullptr, source->sensing_operator(), Link::identity, 0, 0.0, 0};
+    return m.evaluate(ctx).at(0).second;
+  };
+  Vector delta = Vector::Zero(x.size());
+  delta(0) = 0.01;
+  CHECK(value(*error, x) < 1e-12);
+  CHECK(value(*error, -x) < 1e-12);
+  const double expected = std::min((x + delta - x).norm(), (x + delta + x).norm()) / x.norm();
+  CHECK(value(*error, -(x + delta)) == Approx(expected).epsilon(1e-9));
+  CHECK(value(*correlation, -3.0 * x) == Approx(1.0).epsilon(1e-12));
+  const double cosine = std::abs((x + delta).dot(x)) / ((x + delta).norm() * x.norm());
+  CHECK(value(*correlation, x + delta) == Approx(cosine).epsilon(1e-12));
+  // An indefinite truth has no factor: refused, naming the metric.
+  Json indefinite = phase_source(6, 40);
+  indefinite["rank"] = 2;
+  indefinite["truth"] = "symmetric";
+  auto other = test::make<DataSource>(indefinite, Kind::data_source);
+  other->open(5);
+  Estimate e;
+  e.left = x;
+  e.right = x;
+  e.symmetrize = true;
+  const MetricContext ctx{e, other->truth(), nullptr, other->sensing_operator(), Link::identity, 0, 0.0, 0};
+  CHECK_THROWS_WITH(error->evaluate(ctx), Contains("sign_invariant_error") && Contains("not positive semi-definite"));
+}
+
+TEST_CASE("the phase-retrieval starts agree with their numpy reference", "[phase_retrieval][reference][starts]") {
+  struct Case {
+    const char* label;
+    Json init;
+  };
+  const std::vector<Case> cases{
+      {"truncated", Json{{"name", "truncated_spectral_init"}}},
+      {"truncated_ls", Json{{"name", "truncated_spectral_init"}, {"alpha_y", 2.0}, {"scale", "least_squares"}}},
+      {"orthogonality", Json{{"name", "orthogonality_init"}}},
+      {"weighted", Json{{"name", "weighted_correlation_init"}}},
+      {"weighted_settings", Json{{"name", "weighted_correlation_init"}, {"fraction", 0.4}, {"exponent", 1.0}}},
+      {"optimal", Json{{"name", "optimal_spectral_init"}}},
+      {"null", Json{{"name", "null_vector_init"}}},
+      {"null_ls", Json{{"name", "null_vector_init"}, {"fraction", 0.3}, {"scale", "least_squares"}}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.label);
+    Json start = c.init;
+    Json settings{{"variant", "af"}, {"start", start}};
+    test::check_agreement(std::string("start_") + c.label, phase_source(12, 96),
+                          Json{{"name", "amplitude_flow"}, {"init", c.init}}, 3, 0.5, settings);
+  }
+}
+
+TEST_CASE("truth_angle_init starts at the angle asked, with the signal's norm", "[phase_retrieval][starts]") {
+  for (const double angle : {0.0, 0.3, 1.2, 1.5707963267948966}) {
+    INFO("angle " << angle);
+    const test::SteppedRun run = test::run_stepwise(
+        phase_source(20, 160),
+        Json{{"name", "amplitude_flow"}, {"max_iterations", 1}, {"init", {{"name", "truth_angle_init"}, {"angle", angle}}}}, 11);
+    auto source = test::make<DataSource>(phase_source(20, 160), Kind::data_source);
+    source->open(11);
+    const Vector x = psd_factor(*source->truth(), 1).left.col(0);
+    const Vector z = run.start_estimate.left.col(0);
+    CHECK(std::abs(z.dot(x)) / (z.norm() * x.norm()) == Approx(std::cos(angle)).margin(1e-12));
+    CHECK(z.norm() == Approx(x.norm()).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("the phase-retrieval starts refuse what they cannot start", "[phase_retrieval][starts][refusal]") {
+  // A rank-2 model has no start z z'.
+  Json rank_two = phase_source(10, 100);
+  rank_two["rank"] = 2;
+  const test::FinishedRun run = test::run_to_end(
+      rank_two, Json{{"name", "factored_gd"}, {"rank", 2}, {"factorization", "psd"}, {"init", "truncated_spectral_init"}}, 3);
+  CHECK(run.estimator->summary().status == Status::failed);
+  CHECK_THAT(run.estimator->summary().message, Contains("starts a rank-1 model"));
+  // The optimal weights have a pole when m ≤ n.
+  const test::FinishedRun few = test::run_to_end(phase_source(20, 20), Json{{"name", "amplitude_flow"}, {"init", "optimal_spectral_init"}}, 3);
+  CHECK(few.estimator->summary().status == Status::failed);
+  CHECK_THAT(few.estimator->summary().message, Contains("more measurements than unknowns"));
+  // Not phase retrieval.
+  Json asymmetric = phase_source(8, 80);
+  asymmetric["operator"] = "asymmetric_rank_one";
+  asymmetric["truth"] = "general";
+  const test::FinishedRun other = test::run_to_end(
+      asymmetric, Json{{"name", "factored_gd"}, {"rank", 1}, {"init", "orthogonality_init"}}, 3);
+  CHECK(other.estimator->summary().status == Status::failed);
+  CHECK_THAT(other.estimator->summary().message, Contains("is for phase retrieval"));
+}
