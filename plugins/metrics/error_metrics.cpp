@@ -129,41 +129,44 @@ class SubspaceAngle final : public Metric {
   std::optional<Index> rank_;
 };
 
-/// The PSD factors X̂ and X* (M = X X') of the estimate and the truth, and the nuclear norm of X*'X̂:
-/// what the factor errors of phase retrieval compare, since x and −x (X and X O) give the same M.
-struct FactorComparison {
-  double estimate_sq;  ///< ‖X̂‖_F²
-  double truth_sq;     ///< ‖X*‖_F²
-  double overlap;      ///< ‖X*'X̂‖_* = max over orthogonal O of <X* O, X̂>
+/// The PSD factors X̂ and X* (M = X X') of the estimate and the truth, zero-padded to the same width: what the
+/// factor errors of phase retrieval compare, since x and −x (X and X O) give the same M.
+struct FactorPair {
+  Matrix estimate;  ///< X̂
+  Matrix truth;     ///< X*
 };
 
-FactorComparison compare_factors(const MetricContext& ctx, const std::string& metric) {
+FactorPair psd_factors(const MetricContext& ctx, const std::string& metric) {
   const LowRankModel estimate = identifiable_part(ctx.estimate, ctx.op);
   const LowRankModel truth = identifiable_part(*ctx.truth, ctx.op);
   if (!ctx.op.symmetric() || truth.rows() != truth.cols())
     throw ConfigError(metric + " compares the factors X of M = X X': it needs a symmetric operator (" +
                       "symmetric_rank_one, a symmetric gaussian_ensemble) and a square truth");
-  const Index k = std::max<Index>(truth.rank(), 1);
-  const BalancedFactors x_star = psd_factor(truth, k);
+  const BalancedFactors x_star = psd_factor(truth, std::max<Index>(truth.rank(), 1));
   // A truth with a negative eigenvalue has no factor X*: its PSD part would be compared instead.
   const double frobenius = difference_norms(truth, nullptr).frobenius;
   if (x_star.values.squaredNorm() < (1.0 - 1e-9) * frobenius * frobenius)
     throw ConfigError(metric + " compares the factors X of M = X X': the truth is not positive semi-definite "
                                "(use truth \"psd\", or relative_error_M)");
   const BalancedFactors x_hat = psd_factor(estimate, std::max<Index>(estimate.rank(), 1));
-  const Matrix cross = x_star.left.transpose() * x_hat.left;
-  return {x_hat.left.squaredNorm(), x_star.left.squaredNorm(),
-          Eigen::JacobiSVD<Matrix>(cross).singularValues().sum()};
+  const Index width = std::max(x_star.left.cols(), x_hat.left.cols());
+  FactorPair f{Matrix::Zero(x_hat.left.rows(), width), Matrix::Zero(x_star.left.rows(), width)};
+  f.estimate.leftCols(x_hat.left.cols()) = x_hat.left;
+  f.truth.leftCols(x_star.left.cols()) = x_star.left;
+  return f;
 }
 
-/// min over orthogonal O of ‖X̂ − X* O‖_F / ‖X*‖_F; at rank 1, min(‖x̂ − x*‖, ‖x̂ + x*‖)/‖x*‖.
+/// min over orthogonal O of ‖X̂ − X* O‖_F / ‖X*‖_F, with O = U V' from the SVD U Σ V' of X*'X̂ (Procrustes),
+/// the difference formed, not expanded (‖X̂‖² + ‖X*‖² − 2‖X*'X̂‖_* cancels below 1e-8); at rank 1,
+/// min(‖x̂ − x*‖, ‖x̂ + x*‖)/‖x*‖.
 class SignInvariantError final : public Metric {
  public:
   bool needs_truth() const override { return true; }
   MetricValues evaluate(const MetricContext& ctx) const override {
-    const FactorComparison c = compare_factors(ctx, "sign_invariant_error");
-    const double squared = std::max(c.estimate_sq + c.truth_sq - 2.0 * c.overlap, 0.0);
-    return {{"sign_invariant_error", relative(std::sqrt(squared), std::sqrt(c.truth_sq))}};
+    const FactorPair f = psd_factors(ctx, "sign_invariant_error");
+    const Eigen::JacobiSVD<Matrix> svd(f.truth.transpose() * f.estimate, Eigen::ComputeFullU | Eigen::ComputeFullV);
+    const Matrix rotation = svd.matrixU() * svd.matrixV().transpose();
+    return {{"sign_invariant_error", relative((f.estimate - f.truth * rotation).norm(), f.truth.norm())}};
   }
 };
 
@@ -172,9 +175,10 @@ class TruthCorrelation final : public Metric {
  public:
   bool needs_truth() const override { return true; }
   MetricValues evaluate(const MetricContext& ctx) const override {
-    const FactorComparison c = compare_factors(ctx, "truth_correlation");
-    const double norms = std::sqrt(c.estimate_sq * c.truth_sq);
-    return {{"truth_correlation", norms > 0.0 ? c.overlap / norms : 0.0}};
+    const FactorPair f = psd_factors(ctx, "truth_correlation");
+    const double norms = f.estimate.norm() * f.truth.norm();
+    const double overlap = Eigen::JacobiSVD<Matrix>(f.truth.transpose() * f.estimate).singularValues().sum();
+    return {{"truth_correlation", norms > 0.0 ? overlap / norms : 0.0}};
   }
 };
 
