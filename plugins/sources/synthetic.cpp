@@ -186,6 +186,15 @@ Batch SyntheticSource::draw(Rng& rng, Index n, bool test, Index first) const {
   }
   b.y = op_->forward(b, truth_);
   const bool noisy = !test || config_.test_noise;
+  if (noisy && config_.amplitude_snr) {
+    // On the amplitudes |a_i'x| = √y₀, clipped at zero, as the phase-retrieval papers add it.
+    const Vector amplitude = b.y.cwiseMax(0.0).cwiseSqrt();
+    const double sigma = amplitude.norm() / std::sqrt(static_cast<double>(std::max<Index>(amplitude.size(), 1))) /
+                         *config_.amplitude_snr;
+    Vector noise(b.y.size());
+    rng.fill_normal(noise.data(), noise.size());
+    b.y = (amplitude + sigma * noise).cwiseMax(0.0).array().square();
+  }
   if (noisy && config_.noise_std > 0.0) {
     Vector noise(b.y.size());
     rng.fill_normal(noise.data(), noise.size());
@@ -328,6 +337,7 @@ SyntheticConfig read_config(const Params& p, const SensingOperator& op, const st
   c.bias = p.number("bias");
   c.link = p.string("link") == "sign" ? Link::sign : Link::identity;
   c.noise_std = p.number("noise_std");
+  if (p.has("amplitude_snr")) c.amplitude_snr = p.number("amplitude_snr");
   c.flip_probability = p.number("flip_probability");
   c.test_size = p.integer("test_size");
   c.validation_size = p.integer("validation_size");
@@ -382,6 +392,15 @@ SyntheticConfig read_config(const Params& p, const SensingOperator& op, const st
   if ((c.w_std || c.w_norm > 0.0) && !op.has_first_order())
     reject(p, c.w_std ? "w_std" : "w_norm",
            op_text + " adds no first-order term a'w (operators that support it take \"first_order\": true)");
+  if (c.amplitude_snr) {
+    // Amplitudes √y₀ exist where every clean response is (a_i'x)² ≥ 0: phase retrieval's data.
+    if (!op.symmetric() || c.matrix_designs || c.structure != TruthStructure::psd || c.truth_sign < 0.0)
+      reject(p, "amplitude_snr", "noise on amplitudes needs responses (a_i'x)² ≥ 0: operator symmetric_rank_one with "
+                                 "truth \"psd\" (here " + op_text + ", truth '" + truth + "')");
+    if (c.w_norm > 0.0 || c.w_std || c.bias != 0.0 || c.link != Link::identity)
+      reject(p, "amplitude_snr", "noise on amplitudes needs responses (a_i'x)²: no w_norm, w_std, bias or sign link");
+    if (c.noise_std > 0.0) reject(p, "amplitude_snr", "give amplitude_snr or noise_std, not both");
+  }
   if (c.flip_probability > 0.0 && c.link != Link::sign)
     reject(p, "flip_probability", "label flips need link \"sign\" (link is \"identity\")");
   if (c.test_full_labels && (op.symmetric() || !accepts(op.accepted_right(), DesignSide::Kind::all)))
@@ -545,6 +564,11 @@ Registration synthetic_registration() {
   s.number("bias", 0.0, "intercept added to every measurement");
   s.choice("link", "identity", {"identity", "sign"}, "y = 𝒜(M*) + ξ, or y = sign(𝒜(M*) + ξ) with sign(0) = +1");
   s.number("noise_std", 0.0, "std of the Gaussian noise ξ added before the link").at_least(0.0);
+  s.number("amplitude_snr", std::nullopt,
+           "phase retrieval's noise: y = max(√y₀ + ξ, 0)², ξ ~ N(0, σ²), σ = RMS(√y₀)/amplitude_snr over the instances "
+           "drawn (operator symmetric_rank_one, truth \"psd\"); unset: none")
+      .above(0.0)
+      .make_nullable();
   s.number("flip_probability", 0.0, "probability that a training label's sign is flipped (link sign only)")
       .at_least(0.0)
       .at_most(0.5);

@@ -85,6 +85,34 @@ TEST_CASE("additive noise has the requested standard deviation", "[synthetic][st
   CHECK(std::abs(sd - sigma) < 3.0 * sigma / std::sqrt(2.0 * n));
 }
 
+TEST_CASE("noise on amplitudes: y = max(√y₀ + ξ, 0)² at the requested SNR", "[synthetic][stream]") {
+  const double snr = 10.0;
+  const Index n = 20000;
+  const auto s = opened({{"operator", "symmetric_rank_one"}, {"d", 10}, {"rank", 1}, {"truth", "psd"}, {"amplitude_snr", snr}});
+  const Batch b = s->next(n);
+  const Vector clean = s->sensing_operator().forward(b, *s->truth()).cwiseMax(0.0).cwiseSqrt();
+  const double sigma = clean.norm() / std::sqrt(double(n)) / snr;
+  CHECK(b.y.minCoeff() >= 0.0);
+  // Where √y₀ > 4σ the clipping at zero is negligible (3e-5): there √y − √y₀ is the noise itself.
+  std::vector<double> noise;
+  for (Index i = 0; i < n; ++i)
+    if (clean(i) > 4.0 * sigma) noise.push_back(std::sqrt(b.y(i)) - clean(i));
+  REQUIRE(noise.size() > 10000);
+  const double m = static_cast<double>(noise.size());
+  double mean = 0.0, sq = 0.0;
+  for (double v : noise) mean += v / m;
+  for (double v : noise) sq += (v - mean) * (v - mean) / (m - 1.0);
+  CHECK(std::abs(mean) < 3.0 * sigma / std::sqrt(m));
+  CHECK(std::abs(std::sqrt(sq) - sigma) < 3.0 * sigma / std::sqrt(2.0 * m));
+  // Only phase retrieval's responses have amplitudes.
+  CHECK_THROWS_WITH(opened({{"operator", "symmetric_rank_one"}, {"d", 10}, {"rank", 2}, {"truth", "symmetric"},
+                            {"amplitude_snr", snr}}),
+                    Catch::Matchers::Contains("/amplitude_snr") && Catch::Matchers::Contains("truth \"psd\""));
+  CHECK_THROWS_WITH(opened({{"operator", "symmetric_rank_one"}, {"d", 10}, {"rank", 1}, {"truth", "psd"},
+                            {"amplitude_snr", snr}, {"noise_std", 0.1}}),
+                    Catch::Matchers::Contains("not both"));
+}
+
 TEST_CASE("sign link and label flips", "[synthetic][stream]") {
   const Index n = 20000;
   const auto clean = opened({{"d", 6}, {"rank", 2}, {"link", "sign"}});
