@@ -27,6 +27,7 @@ void PhaseFlow::start(DataSource& data, Rng& rng) {
   if (!read_training_set(data, name_)) return;
   const Batch& b = training();
   if (const std::string why = not_phase_retrieval(sensing(), b, name_); !why.empty()) return finish(Status::failed, why);
+  if (std::string why; !prepare(b, why)) return finish(Status::failed, why);
   StartRequest request = start_request(1);
   request.one_factor = true;  // M = z z'
   const Start s = initial_model(data, request, rng);
@@ -52,8 +53,8 @@ Vector PhaseFlow::training_residual() const { return u_.array().square().matrix(
 double PhaseFlow::advance(const Vector&) {
   const Batch& b = training();
   const Vector h = weights({u_, b.y, psi_, z_.norm()});
-  const double eta = step(iteration() + 1) / static_cast<double>(b.instances());
-  const Vector next = z_ - eta * b.left.accumulate(h).col(0);
+  const double m = static_cast<double>(b.instances());
+  const Vector next = z_ - step(iteration() + 1) * precondition(b.left.accumulate(h).col(0) / m);
   // ‖z⁺z⁺' − z z'‖_F² = ‖z⁺‖⁴ + ‖z‖⁴ − 2 (z⁺'z)², relative to ‖z z'‖_F = ‖z‖².
   const double a = next.squaredNorm(), c = z_.squaredNorm(), cross = next.dot(z_);
   const double change = std::sqrt(std::max(a * a + c * c - 2.0 * cross * cross, 0.0)) / std::max(c, 1e-300);

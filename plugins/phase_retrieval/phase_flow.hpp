@@ -31,6 +31,12 @@ class PhaseFlow : public FixedSampleEstimator {
   virtual Vector weights(const Iterate& it) const = 0;
   /// The step η_t of iteration t = 1, 2, …
   virtual double step(int t) const = 0;
+  /// The direction (1/m) Σ h_i a_i turned into the step's: itself by default; Gerchberg–Saxton's
+  /// (A'A/m)⁻¹ times it, which makes the step a least-squares solve.
+  virtual Vector precondition(const Vector& gradient) const { return gradient; }
+  /// Called once the training set is read (before the start): a flow's setup on it (a factorisation).
+  /// False ends the run failed with `why` set.
+  virtual bool prepare(const Batch&, std::string&) { return true; }
   /// ‖z_0‖², the start's squared norm (Wirtinger flow's step scale).
   double start_norm_squared() const { return start_norm_squared_; }
 

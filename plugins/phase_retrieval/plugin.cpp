@@ -3,6 +3,7 @@
 #include <numbers>
 
 #include "amplitude_flow.hpp"
+#include "gerchberg_saxton.hpp"
 #include "rankone/estimation/fixed_sample_plugin.hpp"
 #include "starts.hpp"
 #include "wirtinger_flow.hpp"
@@ -17,6 +18,15 @@ Footprint footprint(const Params&, const FootprintContext& c) {
   const double n = c.data.training_instances;
   f.add("measurements u = A z, amplitudes, weights and their copies", 5 * dense_bytes(n, 1));
   f.add("the signal, its step and best copy", 3 * dense_bytes(static_cast<double>(c.data.shape.d1), 1));
+  return f;
+}
+
+/// Gerchberg–Saxton's: the flows' and A'A with its Cholesky factor, formed once through A itself (m × d).
+Footprint projection_footprint(const Params& p, const FootprintContext& c) {
+  Footprint f = footprint(p, c);
+  const double d = static_cast<double>(c.data.shape.d1);
+  f.add("A'A and its Cholesky factor (d × d each)", 2 * dense_bytes(d, d));
+  f.add("A, formed once for A'A (m × d)", dense_bytes(c.data.training_instances, d));
   return f;
 }
 
@@ -158,6 +168,14 @@ PluginDescriptor describe() {
        "Amplitude Flow (IEEE T-IT 64), Algorithm 1; Wang, Giannakis, Saad & Chen 2018, Phase Retrieval via "
        "Reweighted Amplitude Flow (IEEE T-SP 66), Algorithm 1",
        "spectral_init", Json{{"max_iterations", 30}}, footprint, example_data()}));
+  d.registrations.push_back(fixed_sample_registration<GerchbergSaxton, GerchbergSaxtonOptions>(
+      {"gerchberg_saxton",
+       "phase retrieval by alternating projections: z ← argmin ‖A z − √y ∘ sign(A z)‖ (the real Gerchberg–Saxton / "
+       "error-reduction iteration for a tall design); rank 1 on the symmetric rank-one operator",
+       "Gerchberg & Saxton 1972, A Practical Algorithm for the Determination of Phase from Image and Diffraction "
+       "Plane Pictures (Optik 35); Fienup 1982, Phase Retrieval Algorithms: a Comparison (Applied Optics 21), the "
+       "error-reduction algorithm",
+       "spectral_init", Json{{"max_iterations", 30}}, projection_footprint, example_data()}));
   return d;
 }
 

@@ -69,6 +69,7 @@ DEFAULTS = {
     "af": {"mu": 0.8},
     "taf": {"mu": 0.6, "gamma": 0.7},
     "raf": {"mu": 2.0, "beta": 10.0},
+    "gs": {},
 }
 
 
@@ -155,8 +156,11 @@ def step_size(variant, t, z0_norm_sq, params=None):
 
 
 def step(variant, A, y, z, t, z0_norm_sq, params=None):
-    """z - step_size(variant, t, z0_norm_sq) * gradient(variant, A, y, z)."""
+    """z - step_size(variant, t, z0_norm_sq) * gradient(variant, A, y, z); for "gs" (Gerchberg & Saxton 1972,
+    Fienup 1982's error reduction, real case) the projection z <- argmin_z ||A z - psi * sign(A z)|| itself."""
     p = _params(variant, params)
+    if variant == "gs":
+        return np.linalg.lstsq(A, amplitudes(y) * np.sign(A @ z), rcond=None)[0]
     return z - step_size(variant, t, z0_norm_sq, p) * gradient(variant, A, y, z, p)
 
 

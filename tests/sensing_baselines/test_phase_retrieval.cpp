@@ -112,6 +112,8 @@ TEST_CASE("sign_invariant_error and truth_correlation compare factors up to sign
   CHECK(value(*error, -x) < 1e-12);
   const double expected = std::min((x + delta - x).norm(), (x + delta + x).norm()) / x.norm();
   CHECK(value(*error, -(x + delta)) == Approx(expected).epsilon(1e-9));
+  // Resolved down to rounding: an expansion of the squared distance would cancel to 0 below 1e-8.
+  CHECK(value(*error, -(1.0 + 1e-12) * x) == Approx(1e-12).epsilon(1e-3));
   CHECK(value(*correlation, -3.0 * x) == Approx(1.0).epsilon(1e-12));
   const double cosine = std::abs((x + delta).dot(x)) / ((x + delta).norm() * x.norm());
   CHECK(value(*correlation, x + delta) == Approx(cosine).epsilon(1e-12));
@@ -188,4 +190,17 @@ TEST_CASE("the phase-retrieval starts refuse what they cannot start", "[phase_re
       asymmetric, Json{{"name", "factored_gd"}, {"rank", 1}, {"init", "orthogonality_init"}}, 3);
   CHECK(other.estimator->summary().status == Status::failed);
   CHECK_THAT(other.estimator->summary().message, Contains("is for phase retrieval"));
+}
+
+TEST_CASE("gerchberg_saxton: least-squares projections, checked against the numpy reference", "[phase_retrieval][gerchberg_saxton]") {
+  // The reference takes the projection itself (lstsq); the C++ flow, AF's direction preconditioned by (A'A/m)⁻¹.
+  test::check_agreement("gs", phase_source(12, 96), Json{{"name", "gerchberg_saxton"}}, 10, 0.5, Json{{"variant", "gs"}});
+  const test::FinishedRun run = test::run_to_end(phase_source(64, 512), Json{{"name", "gerchberg_saxton"}}, 43);
+  INFO(run.estimator->summary().message);
+  CHECK(run.estimator->summary().status == Status::converged);
+  CHECK(sign_invariant_error(run.estimator->estimate(), *run.data->truth()) < 1e-6);
+  // Fewer designs than dimensions: A'A is singular, said before the first step.
+  const test::FinishedRun few = test::run_to_end(phase_source(20, 12), Json{{"name", "gerchberg_saxton"}}, 3);
+  CHECK(few.estimator->summary().status == Status::failed);
+  CHECK_THAT(few.estimator->summary().message, Contains("A'A is singular"));
 }
