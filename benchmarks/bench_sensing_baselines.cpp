@@ -6,7 +6,9 @@
 // conjugate-gradient steps (as many as its summary reports per solve) and the two right-hand sides,
 // for nuclear_norm its dense adjoint and, per trial (backtracking adds some), an SVD and a forward product.
 // Each on asymmetric rank-one sensing (d = 200) and, the *Ensemble* cases, on the Gaussian ensemble
-// (d = 50: its products draw every A_i's d² entries from the batch's stream, n d² per product).
+// (d = 50: its products draw every A_i's d² entries from the batch's stream, n d² per product); the
+// phase-retrieval flows (plugins/phase_retrieval) on phase retrieval, d = 200, m = 20 000, against their
+// forward product u = A z and adjoint Σ h_i a_i.
 //
 //   cmake --build build --target bench_sensing_baselines && build/bin/bench_sensing_baselines
 #include <benchmark/benchmark.h>
@@ -21,19 +23,22 @@ using namespace rankone;
 
 namespace {
 
-/// A sensing problem with 10 measurements per degree of freedom, n = 10 · k · 2d.
+/// A sensing problem with 10 measurements per degree of freedom, n = 10 · k · 2d, unless it gives its own count.
 struct Problem {
   const char* op;
   Index d;
   Index rank;
-  Index size() const { return 10 * rank * 2 * d; }
+  const char* truth = "general";
+  Index measurements = 0;
+  Index size() const { return measurements > 0 ? measurements : 10 * rank * 2 * d; }
 };
 constexpr Problem kRankOne{"asymmetric_rank_one", 200, 5};  // 20 000 measurements
 constexpr Problem kEnsemble{"gaussian_ensemble", 50, 2};     // 2 000 measurements of 2 500 entries each
+constexpr Problem kPhase{"symmetric_rank_one", 200, 1, "psd", 20000};  // phase retrieval, m/n = 100
 
 Json source_ref(const Problem& p) {
   return Json{{"name", "synthetic"}, {"operator", p.op},       {"d", p.d},          {"rank", p.rank},
-              {"truth", "general"},  {"condition_number", 2.0}, {"size", p.size()}};
+              {"truth", p.truth},    {"condition_number", 2.0}, {"size", p.size()}};
 }
 
 /// Steps `estimator_ref` on the training set, and after each step (untimed) runs `products` on the
@@ -120,6 +125,14 @@ long backtracks(const Summary& summary) {
   return 0;
 }
 
+/// A phase-retrieval flow's products (plugins/phase_retrieval): the measurements u = A z and the adjoint
+/// Σ h_i a_i of weights as long as them (their formula is the flow's own, O(m), and left out).
+void phase_products(const SensingOperator&, const Batch& b, const Estimate& m) {
+  const Matrix u = b.left.project(m.left);
+  const Matrix g = b.left.accumulate(u);
+  benchmark::DoNotOptimize(g.data());
+}
+
 /// The products of an estimator whose work does not vary from step to step.
 template <void (*Products)(const SensingOperator&, const Batch&, const Estimate&)>
 void of_estimate(const SensingOperator& op, const Batch& b, const Estimator& e) {
@@ -156,6 +169,10 @@ void nuclear(benchmark::State& state, const Problem& p) {
              });
 }
 
+void phase_flow(benchmark::State& state, const char* name, Json extra) {
+  iterations(state, kPhase, estimator(name, std::move(extra)), of_estimate<phase_products>);
+}
+
 void BM_ScaledGdIteration(benchmark::State& state) { scaled_gd(state, kRankOne); }
 void BM_VanillaGdIteration(benchmark::State& state) { vanilla_gd(state, kRankOne); }
 void BM_SvpIteration(benchmark::State& state) { svp(state, kRankOne); }
@@ -168,6 +185,17 @@ void BM_NuclearNormEnsembleIteration(benchmark::State& state) { nuclear(state, k
 
 }  // namespace
 
+void BM_WirtingerFlowIteration(benchmark::State& state) { phase_flow(state, "wirtinger_flow", Json{{"variant", "wf"}}); }
+void BM_TruncatedWirtingerFlowIteration(benchmark::State& state) {
+  phase_flow(state, "wirtinger_flow", Json{{"variant", "twf"}});
+}
+void BM_TruncatedAmplitudeFlowIteration(benchmark::State& state) {
+  phase_flow(state, "amplitude_flow", Json{{"variant", "taf"}});
+}
+void BM_ReweightedAmplitudeFlowIteration(benchmark::State& state) {
+  phase_flow(state, "amplitude_flow", Json{{"variant", "raf"}});
+}
+
 BENCHMARK(BM_ScaledGdIteration)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_VanillaGdIteration)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_SvpIteration)->Unit(benchmark::kMillisecond)->MinTime(2.0);
@@ -177,5 +205,9 @@ BENCHMARK(BM_ScaledGdEnsembleIteration)->Unit(benchmark::kMillisecond)->MinTime(
 BENCHMARK(BM_SvpEnsembleIteration)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_AltMinEnsembleIteration)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_NuclearNormEnsembleIteration)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_WirtingerFlowIteration)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_TruncatedWirtingerFlowIteration)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_TruncatedAmplitudeFlowIteration)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_ReweightedAmplitudeFlowIteration)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
 BENCHMARK_MAIN();

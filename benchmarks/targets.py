@@ -267,6 +267,11 @@ def main():
                   ("BM_SvpEnsembleIteration", "svp iteration / its forward product, dense adjoint and projection SVD"),
                   ("BM_AltMinEnsembleIteration", "altmin_sensing iteration / its conjugate-gradient steps' forward and adjoint products"),
                   ("BM_NuclearNormEnsembleIteration", "nuclear_norm (accelerated) iteration / its dense adjoint and each trial's SVD and forward product"))),
+                ("bench_sensing_baselines", "products_cpu_seconds", "phase retrieval, d = 200, m = 20000",
+                 (("BM_WirtingerFlowIteration", "wirtinger_flow (wf) iteration / its forward and adjoint products"),
+                  ("BM_TruncatedWirtingerFlowIteration", "wirtinger_flow (twf) iteration / its forward and adjoint products"),
+                  ("BM_TruncatedAmplitudeFlowIteration", "amplitude_flow (taf) iteration / its forward and adjoint products"),
+                  ("BM_ReweightedAmplitudeFlowIteration", "amplitude_flow (raf) iteration / its forward and adjoint products"))),
                 ("bench_fm_baselines", "solver_cpu_seconds", "x'Mx + w'x, d = 100, k = 5, n = 30000",
                  (("BM_FmMcmcIteration", "fm_mcmc iteration / its Gibbs sweep"),
                   ("BM_PolynomialNetworkIteration", "polynomial_network iteration / its coordinate-descent epoch")))):
