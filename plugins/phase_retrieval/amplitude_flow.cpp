@@ -43,7 +43,7 @@ double Options::step() const {
   return 0.8;
 }
 
-AmplitudeFlow::AmplitudeFlow(Options options) : PhaseFlow(options, "amplitude_flow"), options_(std::move(options)) {}
+AmplitudeFlow::AmplitudeFlow(Options options) : GradientFlow(options, "amplitude_flow"), options_(std::move(options)) {}
 
 Vector AmplitudeFlow::weights(const Iterate& it) const {
   const Index m = it.u.size();

@@ -25,7 +25,7 @@ struct AmplitudeFlowOptions : FixedSampleSettings, DeclaredOptions<AmplitudeFlow
   explicit AmplitudeFlowOptions(const Params& params) { read(params); }
 };
 
-class AmplitudeFlow final : public PhaseFlow {
+class AmplitudeFlow final : public GradientFlow {
  public:
   explicit AmplitudeFlow(AmplitudeFlowOptions options);
 

@@ -15,9 +15,9 @@ const OptionsTable<Options>& Options::table() {
   return t;
 }
 
-GerchbergSaxton::GerchbergSaxton(Options options) : PhaseFlow(options, "gerchberg_saxton"), options_(std::move(options)) {}
+GerchbergSaxton::GerchbergSaxton(Options options) : GradientFlow(options, "gerchberg_saxton"), options_(std::move(options)) {}
 
-bool GerchbergSaxton::prepare(const Batch& training, std::string& why) {
+bool GerchbergSaxton::prepare(const Batch& training, Rng&, std::string& why) {
   const Index d = training.left.dim;
   const double m = static_cast<double>(training.instances());
   // A'A/m = Σ a_i a_i'/m, formed once: d × d.

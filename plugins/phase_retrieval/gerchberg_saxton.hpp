@@ -16,7 +16,7 @@ struct GerchbergSaxtonOptions : FixedSampleSettings, DeclaredOptions<GerchbergSa
 
 /// Amplitude flow's direction (1/m) Σ (u_i − ψ_i sign u_i) a_i preconditioned by (A'A/m)⁻¹ at step 1: since
 /// (A'A)⁻¹ A'u = z, the step lands on the least-squares solution of A z = ψ ∘ sign(A z).
-class GerchbergSaxton final : public PhaseFlow {
+class GerchbergSaxton final : public GradientFlow {
  public:
   explicit GerchbergSaxton(GerchbergSaxtonOptions options);
 
@@ -24,7 +24,7 @@ class GerchbergSaxton final : public PhaseFlow {
   Vector weights(const Iterate& it) const override;
   double step(int) const override { return 1.0; }
   Vector precondition(const Vector& gradient) const override { return gram_.solve(gradient); }
-  bool prepare(const Batch& training, std::string& why) override;
+  bool prepare(const Batch& training, Rng& rng, std::string& why) override;
 
   GerchbergSaxtonOptions options_;
   Eigen::LLT<Matrix> gram_;  ///< of A'A/m

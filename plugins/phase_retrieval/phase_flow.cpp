@@ -1,6 +1,7 @@
 #include "phase_flow.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "rankone/interfaces/estimator.hpp"
 #include "rankone/linalg/balanced_factors.hpp"
@@ -27,7 +28,7 @@ void PhaseFlow::start(DataSource& data, Rng& rng) {
   if (!read_training_set(data, name_)) return;
   const Batch& b = training();
   if (const std::string why = not_phase_retrieval(sensing(), b, name_); !why.empty()) return finish(Status::failed, why);
-  if (std::string why; !prepare(b, why)) return finish(Status::failed, why);
+  if (std::string why; !prepare(b, rng, why)) return finish(Status::failed, why);
   StartRequest request = start_request(1);
   request.one_factor = true;  // M = z z'
   const Start s = initial_model(data, request, rng);
@@ -38,6 +39,7 @@ void PhaseFlow::start(DataSource& data, Rng& rng) {
     return finish(Status::failed, "the start is zero (its largest eigenvalue is not positive: are the responses (a'x)²?)");
   psi_ = b.y.array().max(0.0).sqrt();
   u_ = b.left.project(z_).col(0);
+  started();
 }
 
 Estimate PhaseFlow::estimate() const {
@@ -51,16 +53,23 @@ Estimate PhaseFlow::estimate() const {
 Vector PhaseFlow::training_residual() const { return u_.array().square().matrix() - training().y; }
 
 double PhaseFlow::advance(const Vector&) {
+  Next next = next_signal(iteration() + 1);
+  // ‖z⁺z⁺' − z z'‖_F with δ = z⁺ − z: ‖δ z⁺' + z δ'‖² = ‖δ‖²(‖z⁺‖² + ‖z‖²) + 2 (δ'z)(δ'z⁺), every term of
+  // order ‖δ‖² (the expansion ‖z⁺‖⁴ + ‖z‖⁴ − 2 (z⁺'z)² cancels below √ε); relative to ‖z z'‖_F = ‖z‖².
+  const Vector delta = next.z - z_;
+  const double d2 = delta.squaredNorm(), c = z_.squaredNorm();
+  const double squared = d2 * (next.z.squaredNorm() + c) + 2.0 * delta.dot(z_) * delta.dot(next.z);
+  const double change = std::sqrt(std::max(squared, 0.0)) / std::max(c, 1e-300);
+  z_ = std::move(next.z);
+  u_ = training().left.project(z_).col(0);
+  return next.new_stage ? std::numeric_limits<double>::infinity() : change;
+}
+
+PhaseFlow::Next GradientFlow::next_signal(int t) {
   const Batch& b = training();
-  const Vector h = weights({u_, b.y, psi_, z_.norm()});
+  const Vector h = weights({measurements(), b.y, amplitudes(), signal().norm()});
   const double m = static_cast<double>(b.instances());
-  const Vector next = z_ - step(iteration() + 1) * precondition(b.left.accumulate(h).col(0) / m);
-  // ‖z⁺z⁺' − z z'‖_F² = ‖z⁺‖⁴ + ‖z‖⁴ − 2 (z⁺'z)², relative to ‖z z'‖_F = ‖z‖².
-  const double a = next.squaredNorm(), c = z_.squaredNorm(), cross = next.dot(z_);
-  const double change = std::sqrt(std::max(a * a + c * c - 2.0 * cross * cross, 0.0)) / std::max(c, 1e-300);
-  z_ = next;
-  u_ = b.left.project(z_).col(0);
-  return change;
+  return {signal() - step(t) * precondition(b.left.accumulate(h).col(0) / m)};
 }
 
 std::any PhaseFlow::snapshot() const { return State{z_, u_}; }

@@ -1,11 +1,14 @@
 #pragma once
-/// \file What every phase-retrieval flow shares: the signal z of y_i = (a_i'z)² (the symmetric rank-one
-/// operator at rank 1, M = z z'), its measurements u = A z kept between iterations, and the step
+/// \file What every phase-retrieval estimator shares: the signal z of y_i = (a_i'z)² (the symmetric rank-one
+/// operator at rank 1, M = z z'), its start, its measurements u = A z kept between iterations (the training
+/// residual u² − y comes from them), and the best iterate. An estimator is its next signal (`PhaseFlow`); a
+/// gradient flow (`GradientFlow`) is more narrowly the step
 ///
-///   z_{t+1} = z_t − η_t · (1/m) Σ_i h_i(u) a_i,
+///   z_{t+1} = z_t − η_t · P((1/m) Σ_i h_i(u) a_i),
 ///
-/// where a flow is its weights h (the derivative of its loss in u_i, truncated or reweighted) and its
-/// step η_t. One forward product (u) and one adjoint product (Σ h_i a_i) per iteration.
+/// its weights h (the derivative of its loss in u_i, truncated or reweighted), its step η_t and a
+/// preconditioner P (the identity but for Gerchberg–Saxton). One forward product (u) and one adjoint product
+/// (Σ h_i a_i) per iteration.
 #include <string>
 
 #include "rankone/estimation/fixed_sample.hpp"
@@ -20,23 +23,23 @@ class PhaseFlow : public FixedSampleEstimator {
  protected:
   PhaseFlow(const FixedSampleSettings& settings, std::string name);
 
-  /// What a flow reads of the current iterate.
-  struct Iterate {
-    const Vector& u;    ///< a_i'z for every training measurement
-    const Vector& y;    ///< the responses (a_i'x)² (+ noise)
-    const Vector& psi;  ///< the amplitudes √max(y_i, 0)
-    double z_norm;      ///< ‖z‖
+  /// The next signal, and whether it begins a new stage of the method (its change is then no measure of
+  /// convergence: a continuation's next penalty).
+  struct Next {
+    Vector z;
+    bool new_stage = false;
   };
-  /// h with gradient (1/m) Σ h_i a_i.
-  virtual Vector weights(const Iterate& it) const = 0;
-  /// The step η_t of iteration t = 1, 2, …
-  virtual double step(int t) const = 0;
-  /// The direction (1/m) Σ h_i a_i turned into the step's: itself by default; Gerchberg–Saxton's
-  /// (A'A/m)⁻¹ times it, which makes the step a least-squares solve.
-  virtual Vector precondition(const Vector& gradient) const { return gradient; }
-  /// Called once the training set is read (before the start): a flow's setup on it (a factorisation).
+  /// The next signal from the current one (`signal`, `measurements`) at iteration t = 1, 2, …
+  virtual Next next_signal(int t) = 0;
+  /// Called once the training set is read, before the start: the method's setup on it (a factorisation).
   /// False ends the run failed with `why` set.
-  virtual bool prepare(const Batch&, std::string&) { return true; }
+  virtual bool prepare(const Batch&, Rng&, std::string&) { return true; }
+  /// Called once the start is set: the method's state from it.
+  virtual void started() {}
+
+  const Vector& signal() const { return z_; }
+  const Vector& measurements() const { return u_; }  ///< a_i'z for every training measurement
+  const Vector& amplitudes() const { return psi_; }  ///< √max(y_i, 0)
   /// ‖z_0‖², the start's squared norm (Wirtinger flow's step scale).
   double start_norm_squared() const { return start_norm_squared_; }
 
@@ -52,6 +55,30 @@ class PhaseFlow : public FixedSampleEstimator {
   Vector u_;    ///< A z_
   Vector psi_;  ///< amplitudes
   double start_norm_squared_ = 1.0;
+};
+
+/// A gradient flow: z − η_t P((1/m) Σ h_i a_i).
+class GradientFlow : public PhaseFlow {
+ protected:
+  using PhaseFlow::PhaseFlow;
+
+  /// What a flow reads of the current iterate.
+  struct Iterate {
+    const Vector& u;    ///< a_i'z for every training measurement
+    const Vector& y;    ///< the responses (a_i'x)² (+ noise)
+    const Vector& psi;  ///< the amplitudes √max(y_i, 0)
+    double z_norm;      ///< ‖z‖
+  };
+  /// h with gradient (1/m) Σ h_i a_i.
+  virtual Vector weights(const Iterate& it) const = 0;
+  /// The step η_t of iteration t = 1, 2, …
+  virtual double step(int t) const = 0;
+  /// The direction (1/m) Σ h_i a_i turned into the step's: itself by default; Gerchberg–Saxton's
+  /// (A'A/m)⁻¹ times it, which makes the step a least-squares solve.
+  virtual Vector precondition(const Vector& gradient) const { return gradient; }
+
+ private:
+  Next next_signal(int t) final;
 };
 
 /// Why `batch` on `op` is not phase retrieval (y_i = (a_i'x)²: the symmetric rank-one operator on design

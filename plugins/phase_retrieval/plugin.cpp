@@ -4,6 +4,7 @@
 
 #include "amplitude_flow.hpp"
 #include "gerchberg_saxton.hpp"
+#include "phasemax.hpp"
 #include "rankone/estimation/fixed_sample_plugin.hpp"
 #include "starts.hpp"
 #include "wirtinger_flow.hpp"
@@ -176,6 +177,14 @@ PluginDescriptor describe() {
        "Plane Pictures (Optik 35); Fienup 1982, Phase Retrieval Algorithms: a Comparison (Applied Optics 21), the "
        "error-reduction algorithm",
        "spectral_init", Json{{"max_iterations", 30}}, projection_footprint, example_data()}));
+  d.registrations.push_back(fixed_sample_registration<PhaseMax, PhaseMaxOptions>(
+      {"phasemax",
+       "phase retrieval by its convex relaxation: maximise <x̂₀, x> subject to |a_i'x| ≤ √y_i, x̂₀ the start (an "
+       "anchor), solved by accelerated gradient steps on a quadratic penalty of the constraints with continuation",
+       "Goldstein & Studer 2018, PhaseMax: Convex Phase Retrieval via Basis Pursuit (IEEE T-IT 64), the program "
+       "(1); Bahmani & Romberg 2017, Phase Retrieval Meets Statistical Learning Theory: A Flexible Convex Relaxation "
+       "(AISTATS); the solver: FISTA (Beck & Teboulle 2009) with gradient restarts (O'Donoghue & Candès 2015)",
+       "spectral_init", Json{{"max_iterations", 60}, {"stage_iterations", 10}}, footprint, example_data()}));
   return d;
 }
 

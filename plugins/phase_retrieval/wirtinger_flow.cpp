@@ -45,7 +45,7 @@ const OptionsTable<Options>& Options::table() {
 }
 
 WirtingerFlow::WirtingerFlow(Options options)
-    : PhaseFlow(options, "wirtinger_flow"), options_(std::move(options)) {}
+    : GradientFlow(options, "wirtinger_flow"), options_(std::move(options)) {}
 
 Vector WirtingerFlow::weights(const Iterate& it) const {
   const Index m = it.u.size();

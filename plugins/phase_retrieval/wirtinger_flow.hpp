@@ -23,7 +23,7 @@ struct WirtingerFlowOptions : FixedSampleSettings, DeclaredOptions<WirtingerFlow
   explicit WirtingerFlowOptions(const Params& params) { read(params); }
 };
 
-class WirtingerFlow final : public PhaseFlow {
+class WirtingerFlow final : public GradientFlow {
  public:
   explicit WirtingerFlow(WirtingerFlowOptions options);
 

@@ -12,7 +12,7 @@ case.json: {"method": "factored_gd", "operator": "symmetric_rank_one" | "asymmet
 "scale": the C++ loss scale c, "iterations", "tolerance"; factored_gd: "preconditioner",
 "factorization", "eta"; svp: "rank", "step", "delta"; nuclear_norm: "variant" (its method), "lambda" (or null),
 "lambda_ratio", "path_length", "stage_tolerance", "stage_iterations", "loss", "initial_step", "step_growth";
-wirtinger_flow, amplitude_flow, gerchberg_saxton: "variant" (gerchberg_saxton: "gs"), "params" (phase_retrieval.DEFAULTS overrides, or absent), "start"
+wirtinger_flow, amplitude_flow, gerchberg_saxton: "variant" (gerchberg_saxton: "gs"), phasemax: "params" (its settings), "params" (phase_retrieval.DEFAULTS overrides, or absent), "start"
 (the initializer's JSON, when it is a phase-retrieval start to compare as well)}.
 Files: y.npy; the designs (X.npy: d x n for symmetric rank-one; U.npy, V.npy; rows.npy, cols.npy;
 A.npy: d1 x n*d2 with A_i in columns i*d2 .. (i+1)*d2); L_t.npy and R_t.npy for t = 0..T (the
@@ -172,6 +172,17 @@ def phase_flow_gaps(folder, case, op, y):
     return gaps
 
 
+def phasemax_gaps(folder, case, op, y):
+    """PhaseMax from the C++ start (its anchor); the signals z_t = L_t compared."""
+    A = load(folder, "X").T
+    iterates = phase_retrieval.phasemax(A, y, load(folder, "L_0")[:, 0], case["iterations"], case.get("params"))
+    gaps = []
+    for t, z in enumerate(iterates[1:], start=1):
+        c = load(folder, f"L_{t}")[:, 0]
+        gaps.append(np.linalg.norm(c - z) / np.linalg.norm(z))
+    return gaps
+
+
 def main(folder):
     with open(os.path.join(folder, "case.json")) as f:
         case = json.load(f)
@@ -179,7 +190,7 @@ def main(folder):
     y = load(folder, "y")
     methods = {"factored_gd": factored_gd_gaps, "svp": svp_gaps, "altmin_sensing": altmin_gaps,
                "nuclear_norm": nuclear_norm_gaps, "wirtinger_flow": phase_flow_gaps, "amplitude_flow": phase_flow_gaps,
-               "gerchberg_saxton": phase_flow_gaps}
+               "gerchberg_saxton": phase_flow_gaps, "phasemax": phasemax_gaps}
     if case["method"] not in methods:
         raise SystemExit(f"unknown method {case['method']!r}")
     gaps = methods[case["method"]](folder, case, op, y)

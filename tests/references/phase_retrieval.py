@@ -176,6 +176,57 @@ def run(variant, A, y, z0, iters, params=None):
     return out
 
 
+# --- PhaseMax ------------------------------------------------------------------------------------
+
+PHASEMAX_DEFAULTS = {"penalty": 1.0, "penalty_growth": 10.0, "stages": 8, "stage_iterations": 500,
+                     "stage_tolerance": 1e-10}
+
+
+def phasemax(A, y, x0, iters, params=None):
+    """PhaseMax (Goldstein & Studer 2018, program (1); Bahmani & Romberg 2017): maximise <c, x> subject to
+    |a_i'x| <= b_i, b = sqrt(max(y, 0)), c = x0/||x0|| the anchor, by a quadratic penalty with continuation:
+    at penalty rho minimise
+
+        F(x) = -c'x + (rho / (2 m b_rms)) sum_i max(|a_i'x| - b_i, 0)^2,      b_rms = sqrt(mean(b^2))
+
+    by FISTA steps (Beck & Teboulle 2009) of length 1/L, L = (rho / b_rms) lambda_max(A'A/m) (the penalty's
+    gradient is Lipschitz with that constant), restarting the momentum when a step goes uphill,
+    grad F(y)'(x_new - x) > 0 (O'Donoghue & Candes 2015). A stage (but the last) ends when
+    ||x_new - x||/||x_new|| < stage_tolerance or after stage_iterations steps; the next multiplies rho by
+    penalty_growth, warm-started with the momentum reset. Returns [x_0, ..., x_iters] (one FISTA step each)."""
+    p = dict(PHASEMAX_DEFAULTS)
+    p.update(params or {})
+    m = A.shape[0]
+    b = amplitudes(y)
+    b_rms = np.sqrt(np.mean(b ** 2))
+    top = np.linalg.eigvalsh(A.T @ A / m)[-1]
+    c = x0 / np.linalg.norm(x0)
+    x = np.asarray(x0, dtype=float).copy()
+    u = A @ x
+    x_prev, u_prev = x.copy(), u.copy()
+    momentum, rho, stage, steps = 1.0, p["penalty"], 0, 0
+    out = [x]
+    for _ in range(iters):
+        next_momentum = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * momentum * momentum))
+        beta = (momentum - 1.0) / next_momentum
+        yv = x + beta * (x - x_prev)
+        uy = u + beta * (u - u_prev)
+        violation = np.sign(uy) * np.maximum(np.abs(uy) - b, 0.0)
+        g = (rho / (m * b_rms)) * (A.T @ violation) - c
+        x_new = yv - g / (rho / b_rms * top)
+        restart = g @ (x_new - x) > 0.0
+        x_prev, u_prev = x, u
+        momentum = 1.0 if restart else next_momentum
+        steps += 1
+        change = np.linalg.norm(x_new - x) / np.linalg.norm(x_new)
+        if stage + 1 < p["stages"] and (change < p["stage_tolerance"] or steps >= p["stage_iterations"]):
+            stage, rho, steps, momentum = stage + 1, rho * p["penalty_growth"], 0, 1.0
+        x = x_new
+        u = A @ x
+        out.append(x)
+    return out
+
+
 # --- start and errors ----------------------------------------------------------------------------
 
 def spectral_start(A, y):

@@ -204,3 +204,28 @@ TEST_CASE("gerchberg_saxton: least-squares projections, checked against the nump
   CHECK(few.estimator->summary().status == Status::failed);
   CHECK_THAT(few.estimator->summary().message, Contains("A'A is singular"));
 }
+
+TEST_CASE("phasemax: the convex relaxation by penalty continuation, checked against the numpy reference", "[phase_retrieval][phasemax]") {
+  // A few steps per stage, so that 40 iterates cross stages, momentum restarts and the last stage.
+  const Json settings{{"stage_iterations", 5}, {"stages", 5}};
+  Json estimator = settings;
+  estimator["name"] = "phasemax";
+  test::check_agreement("phasemax", phase_source(12, 96), estimator, 40, 0.5, Json{{"params", settings}});
+  test::check_agreement("phasemax_defaults", phase_source(12, 96), Json{{"name", "phasemax"}}, 30, 0.5, Json::object());
+  const test::FinishedRun run = test::run_to_end(phase_source(64, 512), Json{{"name", "phasemax"}}, 43);
+  INFO(run.estimator->summary().message);
+  CHECK(run.estimator->summary().status == Status::converged);
+  CHECK(sign_invariant_error(run.estimator->estimate(), *run.data->truth()) < 1e-5);
+}
+
+TEST_CASE("a phase-retrieval start serves any rank-1 estimator: gfm_one_pass from the optimal spectral start", "[phase_retrieval][starts]") {
+  // gfm_one_pass reads its start's batch through its own reader (fresh batches of its batch_size) and starts
+  // from the start's column space (Start::basis), its M_0 = 0.
+  const Json gfm{{"name", "gfm_one_pass"}, {"rank", 1}, {"first_order", false}, {"batch_size", 1600},
+                 {"init", "optimal_spectral_init"}};
+  const test::FinishedRun run = test::run_to_end(phase_source(40, 40000), gfm, 5);
+  INFO(run.estimator->summary().message);
+  CHECK(run.estimator->summary().status == Status::converged);
+  CHECK(sign_invariant_error(run.estimator->estimate(), *run.data->truth()) < 1e-3);
+  CHECK(run.data->samples_drawn() > 1600);  // the start's batch and the iterations' batches
+}

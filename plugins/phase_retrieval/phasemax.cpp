@@ -1,0 +1,92 @@
+#include "phasemax.hpp"
+
+#include <cmath>
+
+#include "rankone/interfaces/estimator.hpp"
+#include "rankone/linalg/eigensolvers.hpp"
+
+namespace rankone::phase_retrieval {
+
+using Options = PhaseMaxOptions;
+
+const OptionsTable<Options>& Options::table() {
+  static const OptionsTable<Options> t = [] {
+    OptionsTable<Options> t;
+    Schema& s = t.schema();
+    t.bind(&Options::penalty, s.number("penalty", 1.0, "ρ of the first stage (relative to the RMS amplitude)").above(0.0));
+    t.bind(&Options::penalty_growth, s.number("penalty_growth", 10.0, "ρ's factor from a stage to the next").above(1.0));
+    t.bind(&Options::stages, s.integer("stages", 8, "values of ρ: the last is penalty · penalty_growth^(stages − 1)")
+                                 .at_least(1)
+                                 .at_most(kMaxCount));
+    t.bind(&Options::stage_iterations,
+           s.integer("stage_iterations", 500, "steps allowed at each ρ but the last (which max_iterations bounds)")
+               .at_least(1)
+               .at_most(kMaxCount));
+    t.bind(&Options::stage_tolerance,
+           s.number("stage_tolerance", 1e-10, "a stage but the last ends when ‖x⁺ − x‖/‖x⁺‖ falls below this").at_least(0.0));
+    bind_fixed_sample_settings(t, 5000, "one accelerated step each");
+    return t;
+  }();
+  return t;
+}
+
+PhaseMax::PhaseMax(Options options) : PhaseFlow(options, "phasemax"), options_(std::move(options)) {}
+
+bool PhaseMax::prepare(const Batch& training, Rng& rng, std::string& why) {
+  const double m = static_cast<double>(training.instances());
+  const LinearMap gram = [&](const Matrix& Z) -> Matrix { return training.left.accumulate(training.left.project(Z)) / m; };
+  EigenOptions solver;
+  solver.tolerance = 1e-12;
+  const EigenResult top = top_k_symmetric(gram, training.left.dim, 1, rng, solver);
+  gram_top_ = top.converged ? top.values(0) : 0.0;
+  scale_ = std::sqrt(training.y.cwiseMax(0.0).mean());
+  if (gram_top_ > 0.0 && scale_ > 0.0) return true;
+  why = "phasemax: " + std::string(scale_ > 0.0 ? "λ_max(A'A/m) could not be computed" : "every response is zero or negative");
+  return false;
+}
+
+void PhaseMax::started() {
+  anchor_ = signal() / signal().norm();
+  previous_ = signal();
+  previous_u_ = measurements();
+  momentum_ = 1.0;
+  penalty_ = options_.penalty;
+  stage_ = 0;
+  stage_steps_ = 0;
+}
+
+PhaseFlow::Next PhaseMax::next_signal(int) {
+  const Batch& b = training();
+  const Vector& x = signal();
+  const Vector& u = measurements();
+  const double next_momentum = 0.5 * (1.0 + std::sqrt(1.0 + 4.0 * momentum_ * momentum_));
+  const double beta = (momentum_ - 1.0) / next_momentum;
+  // The momentum point and its measurements (A is linear: no product).
+  const Vector y = x + beta * (x - previous_);
+  const Vector uy = u + beta * (u - previous_u_);
+  const Vector& psi = amplitudes();
+  const Vector violation = uy.binaryExpr(psi, [](double v, double bound) {
+    return sign_of(v) * std::max(std::abs(v) - bound, 0.0);
+  });
+  const double m = static_cast<double>(b.instances());
+  const double weight = penalty_ / (m * scale_);
+  const Vector gradient = weight * b.left.accumulate(violation).col(0) - anchor_;
+  const double lipschitz = penalty_ / scale_ * gram_top_;
+  Next next{y - gradient / lipschitz};
+  const bool restart = gradient.dot(next.z - x) > 0.0;  // the step went uphill from x: drop the momentum
+  previous_ = x;
+  previous_u_ = u;
+  momentum_ = restart ? 1.0 : next_momentum;
+  ++stage_steps_;
+  const double change = (next.z - x).norm() / std::max(next.z.norm(), 1e-300);
+  if (stage_ + 1 < options_.stages && (change < options_.stage_tolerance || stage_steps_ >= options_.stage_iterations)) {
+    ++stage_;  // warm start at the next penalty, the momentum reset
+    penalty_ *= options_.penalty_growth;
+    stage_steps_ = 0;
+    momentum_ = 1.0;
+    next.new_stage = true;
+  }
+  return next;
+}
+
+}  // namespace rankone::phase_retrieval
