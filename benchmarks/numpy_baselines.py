@@ -13,7 +13,11 @@ on data of its own of the same kind and size):
   the rank-one form (tests/references/altmin.py, rank_one_run: n x d k rows, normal equations; the
   general form's n x d^2 design would need 32 GB at d = 200);
 - fm_mcmc (Gibbs sweeps) and polynomial_network (coordinate-descent epochs): y = x'M*x + w*'x
-  with Gaussian x in R^200, rank-5 M*, 10 iterations each.
+  with Gaussian x in R^200, rank-5 M*, 10 iterations each;
+- the phase-retrieval flows (tests/references/phase_retrieval.py, phase_starts.py): y = (a_i'x)^2 with
+  Gaussian a_i in R^200 and m = 1200 (m/n = 6, the regime the flows are run in), wirtinger_flow (wf),
+  amplitude_flow (taf, raf) from their papers' starts, 2000 iterations each, and gerchberg_saxton, 100
+  projections.
 
 Usage: benchmarks/numpy_baselines.py RANKONE [--repetitions N] [--json FILE] [--only NAME ...]
 Prints one `target: … ratio … PASS/FAIL` line per baseline (numpy CPU / rankone CPU, want >= 5);
@@ -73,6 +77,25 @@ X = rng.standard_normal((d, n))
 y = np.einsum("in,ij,jn->n", X, M_star, X, optimize=True) + w_star @ X + 0.1 * rng.standard_normal(n)
 ''' % (str(REFERENCES), D, K, N)
 
+PHASE_M, PHASE_ITERATIONS, GS_ITERATIONS = 1200, 2000, 100
+PHASE_DATA = {"name": "synthetic", "operator": "symmetric_rank_one", "d": D, "rank": 1, "truth": "psd", "size": PHASE_M}
+# Phase retrieval, y = (A x)^2 with A of m x d standard normal rows and a planted unit x.
+PHASE_SETUP = r'''
+import sys; sys.path.insert(0, %r); sys.dont_write_bytecode = True
+import numpy as np, phase_retrieval as pr, phase_starts as ps
+d, m = %d, %d
+rng = np.random.default_rng(7)
+x = rng.standard_normal(d); x /= np.linalg.norm(x)
+A = rng.standard_normal((m, d))
+y = (A @ x) ** 2
+''' % (str(REFERENCES), D, PHASE_M)
+
+
+def phase_case(estimator, numpy_run, what):
+    return {"data": PHASE_DATA, "estimator": estimator, "numpy": PHASE_SETUP + numpy_run,
+            "what": what + " (phase retrieval, m = %d)" % PHASE_M}
+
+
 CASES = {
     "factored_gd": {
         "data": SENSING_DATA, "estimator": {"name": "factored_gd", "rank": K, "max_iterations": SENSING_ITERATIONS,
@@ -107,6 +130,24 @@ CASES = {
         "numpy": FM_SETUP + "import polynomial_network as pn\npn.run(X, y, 0.1 * rng.standard_normal((d + 1, k)), "
                  "0.1 * rng.standard_normal((d + 1, k)), 0.0, True, %d)\n" % FM_ITERATIONS,
         "what": "polynomial_network, x'Mx + w'x, %d epochs" % FM_ITERATIONS},
+    "wirtinger_flow": phase_case(
+        {"name": "wirtinger_flow", "max_iterations": PHASE_ITERATIONS, "tolerance": 0},
+        "pr.run('wf', A, y, pr.spectral_start(A, y), %d)\n" % PHASE_ITERATIONS,
+        "wirtinger_flow (wf), %d iterations" % PHASE_ITERATIONS),
+    "amplitude_flow_taf": phase_case(
+        {"name": "amplitude_flow", "variant": "taf", "init": "orthogonality_init", "max_iterations": PHASE_ITERATIONS,
+         "tolerance": 0},
+        "pr.run('taf', A, y, ps.orthogonality_promoting(A, y), %d)\n" % PHASE_ITERATIONS,
+        "amplitude_flow (taf, orthogonality-promoting start), %d iterations" % PHASE_ITERATIONS),
+    "amplitude_flow_raf": phase_case(
+        {"name": "amplitude_flow", "variant": "raf", "init": "weighted_correlation_init",
+         "max_iterations": PHASE_ITERATIONS, "tolerance": 0},
+        "pr.run('raf', A, y, ps.weighted_correlation(A, y), %d)\n" % PHASE_ITERATIONS,
+        "amplitude_flow (raf, weighted start), %d iterations" % PHASE_ITERATIONS),
+    "gerchberg_saxton": phase_case(
+        {"name": "gerchberg_saxton", "max_iterations": GS_ITERATIONS, "tolerance": 0},
+        "pr.run('gs', A, y, pr.spectral_start(A, y), %d)\n" % GS_ITERATIONS,
+        "gerchberg_saxton, %d projections" % GS_ITERATIONS),
 }
 
 
@@ -143,7 +184,8 @@ def main():
             measured[name] = {"rankone_cpu_seconds": ours, "numpy_cpu_seconds": theirs}
             ratio = statistics.median(theirs) / statistics.median(ours)
             failed |= ratio < TARGET
-            print(f"target: whole rankone run vs numpy reference, {case['what']} (d = {D}, k = {K}, n = {N}): "
+            problem = f"d = {D}" if case["data"] is PHASE_DATA else f"d = {D}, k = {K}, n = {N}"
+            print(f"target: whole rankone run vs numpy reference, {case['what']} ({problem}): "
                   f"numpy CPU / rankone CPU ratio {ratio:.3f} (want ≥ {TARGET:g}) {'PASS' if ratio >= TARGET else 'FAIL'}"
                   f"   [{statistics.median(ours):.3f} s vs {statistics.median(theirs):.3f} s CPU, median of "
                   f"{args.repetitions}]", flush=True)
