@@ -33,7 +33,7 @@ const OptionsTable<Options>& Options::table() {
   return t;
 }
 
-double Options::step() const {
+double Options::mu() const {
   if (step_size) return *step_size;
   switch (variant) {
     case Variant::af: return 0.8;

@@ -18,7 +18,7 @@ struct AmplitudeFlowOptions : FixedSampleSettings, DeclaredOptions<AmplitudeFlow
   std::optional<double> beta;       ///< raf: unset is 10
 
   /// The step μ: the given one, else the variant's paper's.
-  double step() const;
+  double mu() const;
 
   static const OptionsTable<AmplitudeFlowOptions>& table();
   AmplitudeFlowOptions() { read_defaults(); }
@@ -31,7 +31,7 @@ class AmplitudeFlow final : public GradientFlow {
 
  private:
   Vector weights(const Iterate& it) const override;
-  double step(int) const override { return options_.step(); }
+  double step_size(int) const override { return options_.mu(); }
 
   AmplitudeFlowOptions options_;
 };

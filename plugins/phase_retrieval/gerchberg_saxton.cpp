@@ -15,7 +15,7 @@ const OptionsTable<Options>& Options::table() {
   return t;
 }
 
-GerchbergSaxton::GerchbergSaxton(Options options) : GradientFlow(options, "gerchberg_saxton"), options_(std::move(options)) {}
+GerchbergSaxton::GerchbergSaxton(Options options) : GradientFlow(options, "gerchberg_saxton") {}
 
 bool GerchbergSaxton::prepare(const Batch& training, Rng&, std::string& why) {
   const Index d = training.left.dim;

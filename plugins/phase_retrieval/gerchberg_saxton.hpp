@@ -22,11 +22,10 @@ class GerchbergSaxton final : public GradientFlow {
 
  private:
   Vector weights(const Iterate& it) const override;
-  double step(int) const override { return 1.0; }
+  double step_size(int) const override { return 1.0; }
   Vector precondition(const Vector& gradient) const override { return gram_.solve(gradient); }
   bool prepare(const Batch& training, Rng& rng, std::string& why) override;
 
-  GerchbergSaxtonOptions options_;
   Eigen::LLT<Matrix> gram_;  ///< of A'A/m
 };
 

@@ -14,11 +14,18 @@ struct State {
 };
 }  // namespace
 
-std::string not_phase_retrieval(const SensingOperator& op, const Batch& batch, const std::string& who) {
+std::string not_phase_retrieval(const DataSource& data, const Batch& batch, const std::string& who) {
+  const SensingOperator& op = data.sensing_operator();
   const bool vectors = batch.left.kind != DesignSide::Kind::matrix && batch.left.kind != DesignSide::Kind::all;
-  if (op.symmetric() && !batch.right && vectors && !op.has_first_order()) return "";
-  return who + " is for phase retrieval, y_i = (a_i'x)²: it needs the symmetric rank-one operator "
-               "(symmetric_rank_one) without a first-order term";
+  if (!op.symmetric() || batch.right || !vectors || op.has_first_order())
+    return who + " is for phase retrieval, y_i = (a_i'x)²: it needs the symmetric rank-one operator "
+                 "(symmetric_rank_one) without a first-order term";
+  if (data.link() != Link::identity)
+    return who + " is for phase retrieval, y_i = (a_i'x)²: the responses are signs (link \"sign\"), not intensities";
+  if (data.truth() && data.truth()->zero_diagonal)
+    return who + " is for phase retrieval, y_i = (a_i'x)²: the planted truth removes its diagonal (fm, zero_diagonal), "
+                 "so the responses are not squares";
+  return "";
 }
 
 PhaseFlow::PhaseFlow(const FixedSampleSettings& settings, std::string name)
@@ -27,7 +34,7 @@ PhaseFlow::PhaseFlow(const FixedSampleSettings& settings, std::string name)
 void PhaseFlow::start(DataSource& data, Rng& rng) {
   if (!read_training_set(data, name_)) return;
   const Batch& b = training();
-  if (const std::string why = not_phase_retrieval(sensing(), b, name_); !why.empty()) return finish(Status::failed, why);
+  if (const std::string why = not_phase_retrieval(data, b, name_); !why.empty()) return finish(Status::failed, why);
   if (std::string why; !prepare(b, rng, why)) return finish(Status::failed, why);
   StartRequest request = start_request(1);
   request.one_factor = true;  // M = z z'
@@ -62,14 +69,14 @@ double PhaseFlow::advance(const Vector&) {
   const double change = std::sqrt(std::max(squared, 0.0)) / std::max(c, 1e-300);
   z_ = std::move(next.z);
   u_ = training().left.project(z_).col(0);
-  return next.new_stage ? std::numeric_limits<double>::infinity() : change;
+  return next.measures_convergence ? change : std::numeric_limits<double>::infinity();
 }
 
 PhaseFlow::Next GradientFlow::next_signal(int t) {
   const Batch& b = training();
   const Vector h = weights({measurements(), b.y, amplitudes(), signal().norm()});
   const double m = static_cast<double>(b.instances());
-  return {signal() - step(t) * precondition(b.left.accumulate(h).col(0) / m)};
+  return {signal() - step_size(t) * precondition(b.left.accumulate(h).col(0) / m)};
 }
 
 std::any PhaseFlow::snapshot() const { return State{z_, u_}; }

@@ -23,11 +23,11 @@ class PhaseFlow : public FixedSampleEstimator {
  protected:
   PhaseFlow(const FixedSampleSettings& settings, std::string name);
 
-  /// The next signal, and whether it begins a new stage of the method (its change is then no measure of
-  /// convergence: a continuation's next penalty).
+  /// The next signal, and whether its change measures convergence: not in a continuation's stages before the
+  /// last, whose solutions are not the method's (the run's tolerance then cannot end it).
   struct Next {
     Vector z;
-    bool new_stage = false;
+    bool measures_convergence = true;
   };
   /// The next signal from the current one (`signal`, `measurements`) at iteration t = 1, 2, …
   virtual Next next_signal(int t) = 0;
@@ -71,8 +71,8 @@ class GradientFlow : public PhaseFlow {
   };
   /// h with gradient (1/m) Σ h_i a_i.
   virtual Vector weights(const Iterate& it) const = 0;
-  /// The step η_t of iteration t = 1, 2, …
-  virtual double step(int t) const = 0;
+  /// The step size η_t of iteration t = 1, 2, …
+  virtual double step_size(int t) const = 0;
   /// The direction (1/m) Σ h_i a_i turned into the step's: itself by default; Gerchberg–Saxton's
   /// (A'A/m)⁻¹ times it, which makes the step a least-squares solve.
   virtual Vector precondition(const Vector& gradient) const { return gradient; }
@@ -81,9 +81,10 @@ class GradientFlow : public PhaseFlow {
   Next next_signal(int t) final;
 };
 
-/// Why `batch` on `op` is not phase retrieval (y_i = (a_i'x)²: the symmetric rank-one operator on design
-/// vectors, without a first-order term), naming `who`; "" when it is.
-std::string not_phase_retrieval(const SensingOperator& op, const Batch& batch, const std::string& who);
+/// Why `batch` of `data` is not phase retrieval (y_i = (a_i'x)²: the symmetric rank-one operator on design
+/// vectors, without a first-order term, an identity link, and a truth, when planted, with its diagonal),
+/// naming `who`; "" when it is.
+std::string not_phase_retrieval(const DataSource& data, const Batch& batch, const std::string& who);
 
 /// sign(v) with sign(0) = 0.
 inline double sign_of(double v) { return static_cast<double>((v > 0.0) - (v < 0.0)); }

@@ -24,6 +24,14 @@ const OptionsTable<Options>& Options::table() {
                .at_most(kMaxCount));
     t.bind(&Options::stage_tolerance,
            s.number("stage_tolerance", 1e-10, "a stage but the last ends when ‖x⁺ − x‖/‖x⁺‖ falls below this").at_least(0.0));
+    s.constraint({"stages", "penalty", "penalty_growth"},
+                 "the last penalty, penalty · penalty_growth^(stages − 1), must stay at most 1e15 (beyond it the steps "
+                 "are below rounding)",
+                 [](const Params& p) {
+                   return std::log10(p.number("penalty")) +
+                              (static_cast<double>(p.integer("stages")) - 1.0) * std::log10(p.number("penalty_growth")) <=
+                          15.0;
+                 });
     bind_fixed_sample_settings(t, 5000, "one accelerated step each");
     return t;
   }();
@@ -49,7 +57,7 @@ void PhaseMax::started() {
   anchor_ = signal() / signal().norm();
   previous_ = signal();
   previous_u_ = measurements();
-  momentum_ = 1.0;
+  previous_momentum_ = momentum_ = 1.0;
   penalty_ = options_.penalty;
   stage_ = 0;
   stage_steps_ = 0;
@@ -59,33 +67,37 @@ PhaseFlow::Next PhaseMax::next_signal(int) {
   const Batch& b = training();
   const Vector& x = signal();
   const Vector& u = measurements();
-  const double next_momentum = 0.5 * (1.0 + std::sqrt(1.0 + 4.0 * momentum_ * momentum_));
-  const double beta = (momentum_ - 1.0) / next_momentum;
-  // The momentum point and its measurements (A is linear: no product).
-  const Vector y = x + beta * (x - previous_);
-  const Vector uy = u + beta * (u - previous_u_);
-  const Vector& psi = amplitudes();
-  const Vector violation = uy.binaryExpr(psi, [](double v, double bound) {
+  // Beck & Teboulle's extrapolation y_k = x_{k−1} + ((t_{k−1} − 1)/t_k)(x_{k−1} − x_{k−2}); A is linear, so the
+  // point's measurements come from the last two iterates' without a product.
+  const double inertia = (previous_momentum_ - 1.0) / momentum_;
+  const Vector point = x + inertia * (x - previous_);
+  const Vector point_u = u + inertia * (u - previous_u_);
+  const Vector violation = point_u.binaryExpr(amplitudes(), [](double v, double bound) {
     return sign_of(v) * std::max(std::abs(v) - bound, 0.0);
   });
   const double m = static_cast<double>(b.instances());
-  const double weight = penalty_ / (m * scale_);
-  const Vector gradient = weight * b.left.accumulate(violation).col(0) - anchor_;
+  const Vector gradient = (penalty_ / (m * scale_)) * b.left.accumulate(violation).col(0) - anchor_;
   const double lipschitz = penalty_ / scale_ * gram_top_;
-  Next next{y - gradient / lipschitz};
-  const bool restart = gradient.dot(next.z - x) > 0.0;  // the step went uphill from x: drop the momentum
+  Next next{point - gradient / lipschitz};
   previous_ = x;
   previous_u_ = u;
-  momentum_ = restart ? 1.0 : next_momentum;
+  if (gradient.dot(next.z - x) > 0.0) {  // the step went uphill from x: drop the momentum (restart)
+    previous_momentum_ = momentum_ = 1.0;
+  } else {
+    previous_momentum_ = momentum_;
+    momentum_ = 0.5 * (1.0 + std::sqrt(1.0 + 4.0 * momentum_ * momentum_));
+  }
   ++stage_steps_;
+  const bool last = stage_ + 1 == options_.stages;
   const double change = (next.z - x).norm() / std::max(next.z.norm(), 1e-300);
-  if (stage_ + 1 < options_.stages && (change < options_.stage_tolerance || stage_steps_ >= options_.stage_iterations)) {
+  if (!last && (change < options_.stage_tolerance || stage_steps_ >= options_.stage_iterations)) {
     ++stage_;  // warm start at the next penalty, the momentum reset
     penalty_ *= options_.penalty_growth;
     stage_steps_ = 0;
-    momentum_ = 1.0;
-    next.new_stage = true;
+    previous_momentum_ = momentum_ = 1.0;
   }
+  // Only the last penalty's iterates approach the program's solution: earlier stages cannot end the run.
+  next.measures_convergence = last;
   return next;
 }
 

@@ -35,8 +35,8 @@ class PhaseMax final : public PhaseFlow {
   double gram_top_ = 1.0;  ///< λ_max(A'A/m)
   double scale_ = 1.0;     ///< b̄, the RMS amplitude
   Vector anchor_;          ///< c, the start's direction
-  Vector previous_, previous_u_;
-  double momentum_ = 1.0;
+  Vector previous_, previous_u_;  ///< the iterate before the current one, and its measurements
+  double momentum_ = 1.0, previous_momentum_ = 1.0;  ///< FISTA's t_k of the current iterate and of the one before
   double penalty_ = 1.0;
   int stage_ = 0, stage_steps_ = 0;
 };

@@ -1,4 +1,5 @@
-// Registration of the phase-retrieval flows (docs/plugins/wirtinger_flow.md, docs/plugins/amplitude_flow.md).
+// Registration of the phase-retrieval estimators (wirtinger_flow, amplitude_flow, gerchberg_saxton, phasemax) and
+// starts (docs/plugins/*.md of each; the starts: docs/plugins/phase_starts.md).
 #include <cmath>
 #include <numbers>
 

@@ -97,9 +97,16 @@ StartWeights optimal_spectral_weights() {
 }
 
 StartWeights null_vector_weights(double fraction) {
-  return [fraction](const Measurements& d, std::string&) {
+  return [fraction](const Measurements& d, std::string& refusal) -> Vector {
     const Index m = d.y.size();
-    return on_selection(extreme(d.psi, ceil_count(fraction, m), false), m, [](Index) { return 1.0; });
+    const Index kept = std::clamp<Index>(ceil_count(fraction, m), 1, m);
+    if (kept < d.dimension) {
+      // Fewer designs than dimensions span a proper subspace: every vector orthogonal to it is a bottom eigenvector.
+      refusal = "null_vector_init keeps ⌈f·m⌉ = " + std::to_string(kept) + " measurements, fewer than n = " +
+                std::to_string(d.dimension) + ": their bottom eigenvector is not determined (raise fraction or m)";
+      return {};
+    }
+    return on_selection(extreme(d.psi, kept, false), m, [](Index) { return 1.0; });
   };
 }
 
@@ -109,7 +116,11 @@ Start WeightedSpectralStart::initialize(const DataSource& data, const StartReque
                   std::to_string(request.rank));
   Batch batch;
   if (auto refused = read_start_batch(request, s_.batch_size.value_or(request.batch_size), batch)) return *refused;
-  if (const std::string why = not_phase_retrieval(data.sensing_operator(), batch, s_.name); !why.empty()) return failed(why);
+  if (const std::string why = not_phase_retrieval(data, batch, s_.name); !why.empty()) return failed(why);
+  // The norm estimate and the weights' normalisations need intensities of positive mean.
+  if (!(batch.y.mean() > 0.0))
+    return failed(s_.name + ": the responses' mean is " + short_number(batch.y.mean()) + ", not the positive mean of "
+                  "intensities (a_i'x)²");
   const Index d = data.shape().d1;
   const Vector psi = batch.y.array().max(0.0).sqrt();
   const Vector norms = design_norms(batch.left);

@@ -70,7 +70,7 @@ Vector WirtingerFlow::weights(const Iterate& it) const {
   return h;
 }
 
-double WirtingerFlow::step(int t) const {
+double WirtingerFlow::step_size(int t) const {
   if (options_.variant == Options::Variant::twf) return options_.step_size;
   const double tau0 = options_.tau0.value_or(kTau0);
   return std::min(1.0 - std::exp(-static_cast<double>(t) / tau0), options_.step_size) / start_norm_squared();

@@ -29,7 +29,7 @@ class WirtingerFlow final : public GradientFlow {
 
  private:
   Vector weights(const Iterate& it) const override;
-  double step(int t) const override;
+  double step_size(int t) const override;
 
   WirtingerFlowOptions options_;
 };

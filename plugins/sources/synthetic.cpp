@@ -187,10 +187,10 @@ Batch SyntheticSource::draw(Rng& rng, Index n, bool test, Index first) const {
   b.y = op_->forward(b, truth_);
   const bool noisy = !test || config_.test_noise;
   if (noisy && config_.amplitude_snr) {
-    // On the amplitudes |a_i'x| = √y₀, clipped at zero, as the phase-retrieval papers add it.
+    // On the amplitudes |a_i'x| = √y₀, clipped at zero, as the phase-retrieval papers add it; σ from the truth
+    // (‖x‖ = √tr M*, the RMS amplitude of designs with E aa' = I), the same for every chunk and part.
     const Vector amplitude = b.y.cwiseMax(0.0).cwiseSqrt();
-    const double sigma = amplitude.norm() / std::sqrt(static_cast<double>(std::max<Index>(amplitude.size(), 1))) /
-                         *config_.amplitude_snr;
+    const double sigma = std::sqrt(std::max(truth_.left.cwiseProduct(truth_.right).sum(), 0.0)) / *config_.amplitude_snr;
     Vector noise(b.y.size());
     rng.fill_normal(noise.data(), noise.size());
     b.y = (amplitude + sigma * noise).cwiseMax(0.0).array().square();
@@ -565,8 +565,8 @@ Registration synthetic_registration() {
   s.choice("link", "identity", {"identity", "sign"}, "y = 𝒜(M*) + ξ, or y = sign(𝒜(M*) + ξ) with sign(0) = +1");
   s.number("noise_std", 0.0, "std of the Gaussian noise ξ added before the link").at_least(0.0);
   s.number("amplitude_snr", std::nullopt,
-           "phase retrieval's noise: y = max(√y₀ + ξ, 0)², ξ ~ N(0, σ²), σ = RMS(√y₀)/amplitude_snr over the instances "
-           "drawn (operator symmetric_rank_one, truth \"psd\"); unset: none")
+           "phase retrieval's noise: y = max(√y₀ + ξ, 0)², ξ ~ N(0, σ²), σ = ‖x‖/amplitude_snr with ‖x‖ = √tr M* (the "
+           "RMS of √y₀ = |a'x| for designs with E aa' = I) (operator symmetric_rank_one, truth \"psd\"); unset: none")
       .above(0.0)
       .make_nullable();
   s.number("flip_probability", 0.0, "probability that a training label's sign is flipped (link sign only)")

@@ -51,7 +51,7 @@ struct SyntheticConfig {
   double bias = 0.0;
   Link link = Link::identity;
   double noise_std = 0.0;
-  /// Phase retrieval's noise: y = max(√y₀ + ξ, 0)² with ξ ~ N(0, σ²), σ = RMS(√y₀)/SNR over the drawn instances.
+  /// Phase retrieval's noise: y = max(√y₀ + ξ, 0)² with ξ ~ N(0, σ²), σ = ‖x‖/SNR, ‖x‖ = √tr M*.
   std::optional<double> amplitude_snr;
   double flip_probability = 0.0;
   Index test_size = 0;

@@ -204,23 +204,25 @@ def phasemax(A, y, x0, iters, params=None):
     x = np.asarray(x0, dtype=float).copy()
     u = A @ x
     x_prev, u_prev = x.copy(), u.copy()
-    momentum, rho, stage, steps = 1.0, p["penalty"], 0, 0
+    t_prev, t_cur, rho, stage, steps = 1.0, 1.0, p["penalty"], 0, 0
     out = [x]
     for _ in range(iters):
-        next_momentum = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * momentum * momentum))
-        beta = (momentum - 1.0) / next_momentum
-        yv = x + beta * (x - x_prev)
-        uy = u + beta * (u - u_prev)
-        violation = np.sign(uy) * np.maximum(np.abs(uy) - b, 0.0)
+        # Beck & Teboulle: y_k = x_{k-1} + ((t_{k-1} - 1) / t_k) (x_{k-1} - x_{k-2}), t_1 = 1.
+        inertia = (t_prev - 1.0) / t_cur
+        point = x + inertia * (x - x_prev)
+        point_u = u + inertia * (u - u_prev)
+        violation = np.sign(point_u) * np.maximum(np.abs(point_u) - b, 0.0)
         g = (rho / (m * b_rms)) * (A.T @ violation) - c
-        x_new = yv - g / (rho / b_rms * top)
-        restart = g @ (x_new - x) > 0.0
+        x_new = point - g / (rho / b_rms * top)
         x_prev, u_prev = x, u
-        momentum = 1.0 if restart else next_momentum
+        if g @ (x_new - x) > 0.0:  # uphill from x: restart the momentum
+            t_prev = t_cur = 1.0
+        else:
+            t_prev, t_cur = t_cur, 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t_cur * t_cur))
         steps += 1
         change = np.linalg.norm(x_new - x) / np.linalg.norm(x_new)
         if stage + 1 < p["stages"] and (change < p["stage_tolerance"] or steps >= p["stage_iterations"]):
-            stage, rho, steps, momentum = stage + 1, rho * p["penalty_growth"], 0, 1.0
+            stage, rho, steps, t_prev, t_cur = stage + 1, rho * p["penalty_growth"], 0, 1.0, 1.0
         x = x_new
         u = A @ x
         out.append(x)

@@ -231,6 +231,8 @@ def null_vector(A, y, fraction=0.5, scale_kind="mean"):
     psi_i, Y = (1/K) sum_I a_i a_i', BOTTOM eigenvector."""
     m = len(y)
     K = count(fraction, m, "ceil")
+    if K < A.shape[1]:
+        raise ValueError(f"K = {K} measurements, fewer than n = {A.shape[1]}: the bottom eigenvector is not determined")
     I = smallest(amplitudes(y), K)
     T = _indicator(m, I) * (m / K)
     return _start(A, y, T, scale_kind, bottom=True)

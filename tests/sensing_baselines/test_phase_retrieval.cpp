@@ -1,6 +1,7 @@
-// The phase-retrieval flows (wirtinger_flow, amplitude_flow): step-by-step agreement with the numpy
-// reference tests/references/phase_retrieval.py on the C++ run's own data; planted signals recovered to
-// the sign; refusals; the sign-invariant error and the correlation with the truth.
+// The phase-retrieval estimators (wirtinger_flow, amplitude_flow, gerchberg_saxton, phasemax) and starts:
+// step-by-step agreement with the numpy references tests/references/phase_retrieval.py and phase_starts.py on
+// the C++ run's own data; planted signals recovered up to sign; refusals; the sign-invariant error and the
+// correlation with the truth.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -182,6 +183,19 @@ TEST_CASE("the phase-retrieval starts refuse what they cannot start", "[phase_re
   const test::FinishedRun few = test::run_to_end(phase_source(20, 20), Json{{"name", "amplitude_flow"}, {"init", "optimal_spectral_init"}}, 3);
   CHECK(few.estimator->summary().status == Status::failed);
   CHECK_THAT(few.estimator->summary().message, Contains("more measurements than unknowns"));
+  // The null start's bottom eigenvector is not determined by fewer designs than dimensions.
+  const test::FinishedRun null = test::run_to_end(phase_source(40, 60), Json{{"name", "amplitude_flow"}, {"init", "null_vector_init"}}, 3);
+  CHECK(null.estimator->summary().status == Status::failed);
+  CHECK_THAT(null.estimator->summary().message, Contains("fewer than n = 40"));
+  // Signs are not intensities.
+  Json signs = phase_source(8, 80);
+  signs["link"] = "sign";
+  const test::FinishedRun sign_run = test::run_to_end(signs, Json{{"name", "amplitude_flow"}, {"init", "truncated_spectral_init"}}, 3);
+  CHECK(sign_run.estimator->summary().status == Status::failed);
+  CHECK_THAT(sign_run.estimator->summary().message, Contains("the responses are signs"));
+  // PhaseMax's last penalty is bounded.
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "phasemax"}, {"penalty_growth", 1e10}, {"stages", 3}}, Kind::estimator),
+                    Contains("at most 1e15"));
   // Not phase retrieval.
   Json asymmetric = phase_source(8, 80);
   asymmetric["operator"] = "asymmetric_rank_one";

@@ -85,13 +85,14 @@ TEST_CASE("additive noise has the requested standard deviation", "[synthetic][st
   CHECK(std::abs(sd - sigma) < 3.0 * sigma / std::sqrt(2.0 * n));
 }
 
-TEST_CASE("noise on amplitudes: y = max(√y₀ + ξ, 0)² at the requested SNR", "[synthetic][stream]") {
+TEST_CASE("noise on amplitudes: y = max(√y₀ + ξ, 0)² with σ = ‖x‖/SNR", "[synthetic][stream]") {
   const double snr = 10.0;
   const Index n = 20000;
   const auto s = opened({{"operator", "symmetric_rank_one"}, {"d", 10}, {"rank", 1}, {"truth", "psd"}, {"amplitude_snr", snr}});
   const Batch b = s->next(n);
   const Vector clean = s->sensing_operator().forward(b, *s->truth()).cwiseMax(0.0).cwiseSqrt();
-  const double sigma = clean.norm() / std::sqrt(double(n)) / snr;
+  const GroundTruth& truth = *s->truth();
+  const double sigma = std::sqrt(truth.left.cwiseProduct(truth.right).sum()) / snr;  // ‖x‖/SNR
   CHECK(b.y.minCoeff() >= 0.0);
   // Where √y₀ > 4σ the clipping at zero is negligible (3e-5): there √y − √y₀ is the noise itself.
   std::vector<double> noise;
