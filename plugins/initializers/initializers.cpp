@@ -17,8 +17,6 @@ namespace rankone::initializers {
 
 namespace {
 
-Start failed(std::string why) { return failed_start(std::move(why)); }
-
 /// A start of `model`, with the basis of its left factor's column space.
 Start started(LowRankModel model) {
   Start s;
@@ -55,7 +53,7 @@ std::string needs_rank(const StartRequest& request, const std::string& start) {
 }  // namespace
 
 Start SpectralStart::initialize(const DataSource& data, const StartRequest& request, Rng& rng) const {
-  if (const std::string why = needs_rank(request, "spectral_init"); !why.empty()) return failed(why);
+  if (const std::string why = needs_rank(request, "spectral_init"); !why.empty()) return failed_start(why);
   Batch batch;
   if (auto refused = read_start_batch(request, batch_size_.value_or(request.batch_size), batch)) return *refused;
   EigenOptions solver;
@@ -63,7 +61,7 @@ Start SpectralStart::initialize(const DataSource& data, const StartRequest& requ
   if (request.moment) {
     const EigenResult eig = top_k_symmetric(request.moment(batch), data.shape().d1, request.rank, rng, solver);
     if (!eig.converged)
-      return failed("spectral initialisation failed: the eigensolver did not converge in " +
+      return failed_start("spectral initialisation failed: the eigensolver did not converge in " +
                     std::to_string(eig.iterations) + " iterations");
     Start s;
     s.ok = true;
@@ -79,7 +77,7 @@ Start SpectralStart::initialize(const DataSource& data, const StartRequest& requ
                                                                 request.first_order, rng, solver)
                                         : spectral_estimate(batch, data.sensing_operator(), data.shape(), request.rank,
                                                             request.first_order, rng, solver);
-  if (!r.ok) return failed("spectral initialisation failed: " + r.failure);
+  if (!r.ok) return failed_start("spectral initialisation failed: " + r.failure);
   Start s;
   s.ok = true;
   s.model = std::move(r.model);
@@ -105,11 +103,11 @@ Start ZeroStart::initialize(const DataSource& data, const StartRequest& request,
 }
 
 Start RandomStart::initialize(const DataSource& data, const StartRequest& request, Rng& rng) const {
-  if (const std::string why = needs_rank(request, "random_init"); !why.empty()) return failed(why);
+  if (const std::string why = needs_rank(request, "random_init"); !why.empty()) return failed_start(why);
   const ProblemShape shape = data.shape();
   LowRankModel model;
   if (request.one_factor && !shape.symmetric && shape.d1 != shape.d2)
-    return failed("a one-factor start (M = L L') needs a square matrix; the data's is " + shape_text(shape.d1, shape.d2));
+    return failed_start("a one-factor start (M = L L') needs a square matrix; the data's is " + shape_text(shape.d1, shape.d2));
   const bool from_estimator = !std_ && request.random_std > 0.0;
   const double std_dev = std_ ? *std_ : from_estimator ? request.random_std : kDefaultStd;
   const Index d2 = shape.symmetric ? shape.d1 : shape.d2;

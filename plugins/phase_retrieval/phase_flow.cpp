@@ -44,7 +44,7 @@ void PhaseFlow::start(DataSource& data, Rng& rng) {
   start_norm_squared_ = z_.squaredNorm();
   if (!(start_norm_squared_ > 0.0) || !std::isfinite(start_norm_squared_))
     return finish(Status::failed, "the start is zero (its largest eigenvalue is not positive: are the responses (a'x)²?)");
-  psi_ = b.y.array().max(0.0).sqrt();
+  psi_ = amplitudes_of(b.y);
   u_ = b.left.project(z_).col(0);
   started();
 }

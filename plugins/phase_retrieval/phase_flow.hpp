@@ -9,6 +9,7 @@
 /// its weights h (the derivative of its loss in u_i, truncated or reweighted), its step η_t and a
 /// preconditioner P (the identity but for Gerchberg–Saxton). One forward product (u) and one adjoint product
 /// (Σ h_i a_i) per iteration.
+#include <cmath>
 #include <string>
 
 #include "rankone/estimation/fixed_sample.hpp"
@@ -85,6 +86,12 @@ class GradientFlow : public PhaseFlow {
 /// vectors, without a first-order term, an identity link, and a truth, when planted, with its diagonal),
 /// naming `who`; "" when it is.
 std::string not_phase_retrieval(const DataSource& data, const Batch& batch, const std::string& who);
+
+/// The amplitudes √max(y_i, 0) of intensities y (negative noisy ones clipped at zero).
+inline Vector amplitudes_of(const Vector& y) { return y.cwiseMax(0.0).cwiseSqrt(); }
+
+/// √mean(max(y, 0)), the papers' estimate of ‖x‖ (E y = ‖x‖² on designs with E aa' = I).
+inline double norm_estimate(const Vector& y) { return std::sqrt(y.cwiseMax(0.0).mean()); }
 
 /// sign(v) with sign(0) = 0.
 inline double sign_of(double v) { return static_cast<double>((v > 0.0) - (v < 0.0)); }

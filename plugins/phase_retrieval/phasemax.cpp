@@ -47,7 +47,7 @@ bool PhaseMax::prepare(const Batch& training, Rng& rng, std::string& why) {
   solver.tolerance = 1e-12;
   const EigenResult top = top_k_symmetric(gram, training.left.dim, 1, rng, solver);
   gram_top_ = top.converged ? top.values(0) : 0.0;
-  scale_ = std::sqrt(training.y.cwiseMax(0.0).mean());
+  scale_ = norm_estimate(training.y);  // the RMS amplitude
   if (gram_top_ > 0.0 && scale_ > 0.0) return true;
   why = "phasemax: " + std::string(scale_ > 0.0 ? "λ_max(A'A/m) could not be computed" : "every response is zero or negative");
   return false;

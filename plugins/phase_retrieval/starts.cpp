@@ -15,8 +15,6 @@ namespace rankone::phase_retrieval {
 
 namespace {
 
-Start failed(std::string why) { return failed_start(std::move(why)); }
-
 /// ‖a_i‖ for every design.
 Vector design_norms(const DesignSide& side) {
   switch (side.kind) {
@@ -55,14 +53,14 @@ Vector on_selection(const std::vector<Index>& selected, Index m, const std::func
 }  // namespace
 
 StartWeights truncated_spectral_weights(double alpha_y) {
-  return [alpha_y](const Measurements& d, std::string&) {
+  return [alpha_y](const StartBatch& d, std::string&) {
     const double bound = alpha_y * alpha_y * d.y.mean();
     return Vector(d.y.unaryExpr([bound](double v) { return std::abs(v) <= bound ? v : 0.0; }));
   };
 }
 
 StartWeights orthogonality_weights(double fraction) {
-  return [fraction](const Measurements& d, std::string&) {
+  return [fraction](const StartBatch& d, std::string&) {
     const Index m = d.y.size();
     const Vector ratio = d.psi.cwiseQuotient(d.design_norms.cwiseMax(1e-300));
     const auto& norms = d.design_norms;
@@ -72,7 +70,7 @@ StartWeights orthogonality_weights(double fraction) {
 }
 
 StartWeights weighted_correlation_weights(double fraction, double exponent) {
-  return [fraction, exponent](const Measurements& d, std::string&) {
+  return [fraction, exponent](const StartBatch& d, std::string&) {
     const Index m = d.y.size();
     const auto& psi = d.psi;
     return on_selection(extreme(d.y, std::max<Index>(floor_count(fraction, m), 1), true), m,
@@ -81,7 +79,7 @@ StartWeights weighted_correlation_weights(double fraction, double exponent) {
 }
 
 StartWeights optimal_spectral_weights() {
-  return [](const Measurements& d, std::string& refusal) -> Vector {
+  return [](const StartBatch& d, std::string& refusal) -> Vector {
     const double delta = static_cast<double>(d.y.size()) / static_cast<double>(d.dimension);
     if (delta <= 1.0) {
       refusal = "optimal_spectral_init needs more measurements than unknowns (m/n = " + short_number(delta) +
@@ -97,7 +95,7 @@ StartWeights optimal_spectral_weights() {
 }
 
 StartWeights null_vector_weights(double fraction) {
-  return [fraction](const Measurements& d, std::string& refusal) -> Vector {
+  return [fraction](const StartBatch& d, std::string& refusal) -> Vector {
     const Index m = d.y.size();
     const Index kept = std::clamp<Index>(ceil_count(fraction, m), 1, m);
     if (kept < d.dimension) {
@@ -112,21 +110,21 @@ StartWeights null_vector_weights(double fraction) {
 
 Start WeightedSpectralStart::initialize(const DataSource& data, const StartRequest& request, Rng& rng) const {
   if (request.rank != 1)
-    return failed(s_.name + " starts a rank-1 model M = z z' (phase retrieval); the estimator asks for rank " +
+    return failed_start(s_.name + " starts a rank-1 model M = z z' (phase retrieval); the estimator asks for rank " +
                   std::to_string(request.rank));
   Batch batch;
   if (auto refused = read_start_batch(request, s_.batch_size.value_or(request.batch_size), batch)) return *refused;
-  if (const std::string why = not_phase_retrieval(data, batch, s_.name); !why.empty()) return failed(why);
+  if (const std::string why = not_phase_retrieval(data, batch, s_.name); !why.empty()) return failed_start(why);
   // The norm estimate and the weights' normalisations need intensities of positive mean.
   if (!(batch.y.mean() > 0.0))
-    return failed(s_.name + ": the responses' mean is " + short_number(batch.y.mean()) + ", not the positive mean of "
+    return failed_start(s_.name + ": the responses' mean is " + short_number(batch.y.mean()) + ", not the positive mean of "
                   "intensities (a_i'x)²");
   const Index d = data.shape().d1;
-  const Vector psi = batch.y.array().max(0.0).sqrt();
+  const Vector psi = amplitudes_of(batch.y);
   const Vector norms = design_norms(batch.left);
   std::string refusal;
-  const Vector T = s_.weights(Measurements{batch.y, psi, norms, d}, refusal);
-  if (!refusal.empty()) return failed(refusal);
+  const Vector T = s_.weights(StartBatch{batch.y, psi, norms, d}, refusal);
+  if (!refusal.empty()) return failed_start(refusal);
   const double m = static_cast<double>(batch.instances());
   const double sign = s_.bottom ? -1.0 : 1.0;  // the bottom eigenvector is the top one of −Y
   const LinearMap Y = [&](const Matrix& Z) -> Matrix {
@@ -136,16 +134,16 @@ Start WeightedSpectralStart::initialize(const DataSource& data, const StartReque
   solver.tolerance = s_.tolerance;
   const EigenResult eig = top_k_algebraic(Y, d, 1, rng, solver);
   if (!eig.converged)
-    return failed(s_.name + ": the eigensolver did not converge in " + std::to_string(eig.iterations) + " iterations");
+    return failed_start(s_.name + ": the eigensolver did not converge in " + std::to_string(eig.iterations) + " iterations");
   const Vector v = eig.vectors.col(0);
-  double scale = std::sqrt(batch.y.cwiseMax(0.0).mean());
+  double scale = norm_estimate(batch.y);
   if (s_.scale == StartScale::least_squares) {
     const Vector Av = batch.left.project(v).col(0).cwiseAbs();
     const double denominator = Av.squaredNorm();
     scale = denominator > 0.0 ? Av.dot(psi) / denominator : 0.0;
   }
   if (!(scale > 0.0) || !std::isfinite(scale))
-    return failed(s_.name + ": the norm estimate is " + short_number(scale) + " (are the responses intensities (a'x)²?)");
+    return failed_start(s_.name + ": the norm estimate is " + short_number(scale) + " (are the responses intensities (a'x)²?)");
   Start s;
   s.ok = true;
   s.model.left = scale * v;

@@ -18,7 +18,7 @@ enum class StartScale {
 };
 
 /// What a weighted spectral start reads of its batch.
-struct Measurements {
+struct StartBatch {
   const Vector& y;
   const Vector& psi;            ///< √max(y, 0)
   const Vector& design_norms;   ///< ‖a_i‖
@@ -26,7 +26,7 @@ struct Measurements {
 };
 
 /// The weights T of Y (m of them), or a reason the batch cannot have them.
-using StartWeights = std::function<Vector(const Measurements&, std::string& refusal)>;
+using StartWeights = std::function<Vector(const StartBatch&, std::string& refusal)>;
 
 class WeightedSpectralStart final : public Initializer {
  public:
