@@ -1,6 +1,7 @@
 // Declared parameters: construction, validation with defaults, and JSON (de)serialisation.
 #include "rankone/core/params.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <sstream>
@@ -295,8 +296,16 @@ Schema& Schema::constraint(std::vector<std::string> fields, std::string message,
 }
 
 Schema& Schema::only_with(const std::string& name, const std::string& choice, const std::string& value) {
-  return constraint({name, choice}, name + " is read by " + choice + " " + value + " only",
-                    [name, choice, value](const Params& p) { return !p.has(name) || p.string(choice) == value; });
+  return only_with(name, choice, std::vector<std::string>{value});
+}
+
+Schema& Schema::only_with(const std::string& name, const std::string& choice, const std::vector<std::string>& values) {
+  std::string names;
+  for (std::size_t i = 0; i < values.size(); ++i) names += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + values[i];
+  return constraint({name, choice}, name + " is read by " + choice + " " + names + " only",
+                    [name, choice, values](const Params& p) {
+                      return !p.has(name) || std::find(values.begin(), values.end(), p.string(choice)) != values.end();
+                    });
 }
 
 Schema& Schema::retired(std::string old_name, std::string advice) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "rankone/interfaces/estimator.hpp"
 #include "rankone/linalg/balanced_factors.hpp"
@@ -68,15 +69,51 @@ double PhaseFlow::advance(const Vector&) {
   const double squared = d2 * (next.z.squaredNorm() + c) + 2.0 * delta.dot(z_) * delta.dot(next.z);
   const double change = std::sqrt(std::max(squared, 0.0)) / std::max(c, 1e-300);
   z_ = std::move(next.z);
-  u_ = training().left.project(z_).col(0);
+  u_ = next.u.size() != 0 ? std::move(next.u) : Vector(training().left.project(z_).col(0));
   return next.measures_convergence ? change : std::numeric_limits<double>::infinity();
 }
 
 PhaseFlow::Next GradientFlow::next_signal(int t) {
   const Batch& b = training();
-  const Vector h = weights({measurements(), b.y, amplitudes(), signal().norm()});
+  const Iterate it{measurements(), b.y, amplitudes(), signal().norm()};
+  const Vector h = weights(it);
   const double m = static_cast<double>(b.instances());
-  return {signal() - step_size(t) * precondition(b.left.accumulate(h).col(0) / m)};
+  Vector g = precondition(b.left.accumulate(h).col(0) / m);
+  if (backtracking_) return backtrack(it, std::move(g), t);
+  return {signal() - step_size(t) * g};
+}
+
+PhaseFlow::Next GradientFlow::backtrack(const Iterate& it, Vector g, int t) {
+  constexpr double kSufficientDecrease = 0.1, kShrink = 0.2;
+  constexpr int kMaxShrinks = 20;
+  double tau = first_trial_step();
+  if (t > 1 && previous_g_.size() == g.size()) {
+    // Barzilai–Borwein, PhasePack's adaptive combination of the two rules
+    const Vector dx = signal() - previous_z_, dg = g - previous_g_;
+    const double s = dx.dot(dg), tau_s = dx.squaredNorm() / s, tau_m = std::max(s / dg.squaredNorm(), 0.0);
+    tau = 2.0 * tau_m > tau_s ? tau_m : tau_s - tau_m / 2.0;
+    if (!(tau > 0.0) || !std::isfinite(tau)) tau = 1.5 * previous_step_;  // let it grow: the search shrinks it
+  }
+  const double f0 = loss(it, it.u), slope = kSufficientDecrease * g.squaredNorm();
+  Next next;
+  for (int shrinks = 0;; ++shrinks) {
+    next.z = signal() - tau * g;
+    next.u = training().left.project(next.z).col(0);
+    if (shrinks == kMaxShrinks || loss(it, next.u) <= f0 - tau * slope) break;
+    tau *= kShrink;
+  }
+  previous_z_ = signal();
+  previous_g_ = std::move(g);
+  previous_step_ = tau;
+  return next;
+}
+
+double GradientFlow::loss(const Iterate&, const Vector&) const {
+  throw std::logic_error("this gradient flow declares no loss: it cannot search a line");
+}
+
+double GradientFlow::first_trial_step() const {
+  throw std::logic_error("this gradient flow declares no first trial step: it cannot search a line");
 }
 
 std::any PhaseFlow::snapshot() const { return State{z_, u_}; }

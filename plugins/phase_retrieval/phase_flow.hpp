@@ -8,7 +8,7 @@
 ///
 /// its weights h (the derivative of its loss in u_i, truncated or reweighted), its step η_t and a
 /// preconditioner P (the identity but for Gerchberg–Saxton). One forward product (u) and one adjoint product
-/// (Σ h_i a_i) per iteration.
+/// (Σ h_i a_i) per iteration; a backtracking line search adds one forward product per step it shrinks.
 #include <cmath>
 #include <string>
 
@@ -29,6 +29,7 @@ class PhaseFlow : public FixedSampleEstimator {
   struct Next {
     Vector z;
     bool measures_convergence = true;
+    Vector u;  ///< A z when the method already has it (a line search's accepted trial); empty: computed
   };
   /// The next signal from the current one (`signal`, `measurements`) at iteration t = 1, 2, …
   virtual Next next_signal(int t) = 0;
@@ -58,10 +59,13 @@ class PhaseFlow : public FixedSampleEstimator {
   double start_norm_squared_ = 1.0;
 };
 
-/// A gradient flow: z − η_t P((1/m) Σ h_i a_i).
+/// A gradient flow: z − η_t P((1/m) Σ h_i a_i), its step η_t from a schedule or from a backtracking line search.
 class GradientFlow : public PhaseFlow {
  protected:
-  using PhaseFlow::PhaseFlow;
+  /// `backtracking`: the steps come from the line search (which then needs `loss` and `first_trial_step`)
+  /// instead of `step_size`.
+  GradientFlow(const FixedSampleSettings& settings, std::string name, bool backtracking = false)
+      : PhaseFlow(settings, std::move(name)), backtracking_(backtracking) {}
 
   /// What a flow reads of the current iterate.
   struct Iterate {
@@ -77,9 +81,21 @@ class GradientFlow : public PhaseFlow {
   /// The direction (1/m) Σ h_i a_i turned into the step's: itself by default; Gerchberg–Saxton's
   /// (A'A/m)⁻¹ times it, which makes the step a least-squares solve.
   virtual Vector precondition(const Vector& gradient) const { return gradient; }
+  /// The loss at measurements `u` (a trial point's A z'), its weights and truncation frozen at the iterate
+  /// `at`: the function whose gradient at `at` is (1/m) Σ h_i a_i. Read by the line search only.
+  virtual double loss(const Iterate& at, const Vector& u) const;
+  /// The line search's trial step at the first iteration (later ones are Barzilai–Borwein steps).
+  virtual double first_trial_step() const;
 
  private:
   Next next_signal(int t) final;
+  /// PhasePack's steepest-descent line search: a Barzilai–Borwein trial step, shrunk by 0.2 until the Armijo
+  /// condition f(z − τg) ≤ f(z) − 0.1 τ ‖g‖² holds, the 20th shrink taken as it is.
+  Next backtrack(const Iterate& it, Vector g, int t);
+
+  bool backtracking_;
+  Vector previous_z_, previous_g_;  ///< the line search's last iterate and gradient (for the BB step)
+  double previous_step_ = 0.0;      ///< the line search's last accepted step
 };
 
 /// Why `batch` of `data` is not phase retrieval (y_i = (a_i'x)²: the symmetric rank-one operator on design

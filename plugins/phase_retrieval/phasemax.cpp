@@ -24,6 +24,12 @@ const OptionsTable<Options>& Options::table() {
                .at_most(kMaxCount));
     t.bind(&Options::stage_tolerance,
            s.number("stage_tolerance", 1e-10, "a stage but the last ends when ‖x⁺ − x‖/‖x⁺‖ falls below this").at_least(0.0));
+    t.bind(&Options::rounds, s.integer("rounds", 1,
+                                       "PhaseLamp's iteration: each round but the last runs every stage on the stage "
+                                       "rule, and the next round solves PhaseMax anew anchored at its solution; 1 is "
+                                       "PhaseMax")
+                                 .at_least(1)
+                                 .at_most(kMaxCount));
     s.constraint({"stages", "penalty", "penalty_growth"},
                  "the last penalty, penalty · penalty_growth^(stages − 1), must stay at most 1e15 (beyond it the steps "
                  "are below rounding)",
@@ -61,6 +67,7 @@ void PhaseMax::started() {
   penalty_ = options_.penalty;
   stage_ = 0;
   stage_steps_ = 0;
+  round_ = 0;
 }
 
 PhaseFlow::Next PhaseMax::next_signal(int) {
@@ -88,15 +95,22 @@ PhaseFlow::Next PhaseMax::next_signal(int) {
     momentum_ = 0.5 * (1.0 + std::sqrt(1.0 + 4.0 * momentum_ * momentum_));
   }
   ++stage_steps_;
-  const bool last = stage_ + 1 == options_.stages;
+  const bool last_stage = stage_ + 1 == options_.stages, last = last_stage && round_ + 1 == options_.rounds;
   const double change = (next.z - x).norm() / std::max(next.z.norm(), 1e-300);
   if (!last && (change < options_.stage_tolerance || stage_steps_ >= options_.stage_iterations)) {
-    ++stage_;  // warm start at the next penalty, the momentum reset
-    penalty_ *= options_.penalty_growth;
+    if (last_stage) {  // PhaseLamp: the next round anchors PhaseMax at this round's solution
+      ++round_;
+      stage_ = 0;
+      penalty_ = options_.penalty;
+      anchor_ = next.z / next.z.norm();
+    } else {  // warm start at the next penalty
+      ++stage_;
+      penalty_ *= options_.penalty_growth;
+    }
     stage_steps_ = 0;
     previous_momentum_ = momentum_ = 1.0;
   }
-  // Only the last penalty's iterates approach the program's solution: earlier stages cannot end the run.
+  // Only the last round's last penalty's iterates approach the solution: earlier stages cannot end the run.
   next.measures_convergence = last;
   return next;
 }

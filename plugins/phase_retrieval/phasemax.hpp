@@ -13,6 +13,7 @@ struct PhaseMaxOptions : FixedSampleSettings, DeclaredOptions<PhaseMaxOptions> {
   int stages;              ///< values of ρ
   int stage_iterations;    ///< steps allowed at each ρ but the last
   double stage_tolerance;  ///< a stage ends when ‖x⁺ − x‖/‖x⁺‖ falls below it
+  int rounds;              ///< PhaseLamp's re-anchored solves; 1 is PhaseMax
 
   static const OptionsTable<PhaseMaxOptions>& table();
   PhaseMaxOptions() { read_defaults(); }
@@ -21,7 +22,8 @@ struct PhaseMaxOptions : FixedSampleSettings, DeclaredOptions<PhaseMaxOptions> {
 
 /// At penalty ρ: minimise −c'x + (ρ / (2 m b̄)) Σ_i max(|a_i'x| − b_i, 0)², c = x̂₀/‖x̂₀‖, b = √y, b̄ = RMS(b)
 /// (ρ is then free of the signal's scale), by FISTA steps of length 1/L, L = (ρ/b̄) λ_max(A'A/m), with
-/// gradient restarts (O'Donoghue & Candès 2015); the next stage multiplies ρ, warm-started.
+/// gradient restarts (O'Donoghue & Candès 2015); the next stage multiplies ρ, warm-started. With rounds > 1,
+/// PhaseLamp (Dhifallah, Thrampoulidis & Lu 2017): each round's solution anchors the next round's PhaseMax.
 class PhaseMax final : public PhaseFlow {
  public:
   explicit PhaseMax(PhaseMaxOptions options);
@@ -38,7 +40,7 @@ class PhaseMax final : public PhaseFlow {
   Vector previous_, previous_u_;  ///< the iterate before the current one, and its measurements
   double momentum_ = 1.0, previous_momentum_ = 1.0;  ///< FISTA's t_k of the current iterate and of the one before
   double penalty_ = 1.0;
-  int stage_ = 0, stage_steps_ = 0;
+  int stage_ = 0, stage_steps_ = 0, round_ = 0;
 };
 
 }  // namespace rankone::phase_retrieval

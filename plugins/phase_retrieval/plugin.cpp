@@ -155,11 +155,13 @@ PluginDescriptor describe() {
   for (Registration& r : starts()) d.registrations.push_back(std::move(r));
   d.registrations.push_back(fixed_sample_registration<WirtingerFlow, WirtingerFlowOptions>(
       {"wirtinger_flow",
-       "phase retrieval by gradient descent on the intensities (a_i'z)²: Wirtinger flow (wf) or truncated Wirtinger "
-       "flow on the Poisson loss (twf); rank 1 on the symmetric rank-one operator",
+       "phase retrieval by gradient descent on the intensities (a_i'z)²: Wirtinger flow (wf), truncated Wirtinger "
+       "flow on the Poisson loss (twf) or reweighted Wirtinger flow (rwf), on the papers' step schedules or a "
+       "backtracking line search; rank 1 on the symmetric rank-one operator",
        "Candès, Li & Soltanolkotabi 2015, Phase Retrieval via Wirtinger Flow: Theory and Algorithms (IEEE T-IT 61), "
        "Algorithm 1 and the step schedule of Section 4; Chen & Candès 2015, Solving Random Quadratic Systems of "
-       "Equations Is Nearly as Easy as Solving Linear Systems (NIPS), Algorithm 1 with the Poisson loss",
+       "Equations Is Nearly as Easy as Solving Linear Systems (NIPS), Algorithm 1 with the Poisson loss; Yuan & Wang 2017, Phase Retrieval via Reweighted Wirtinger Flow (Applied "
+       "Optics 56), in PhasePack's form (Chandra et al. 2017, with its line search)",
        "spectral_init", Json{{"max_iterations", 30}}, footprint, example_data()}));
   d.registrations.push_back(fixed_sample_registration<AmplitudeFlow, AmplitudeFlowOptions>(
       {"amplitude_flow",
@@ -181,10 +183,13 @@ PluginDescriptor describe() {
   d.registrations.push_back(fixed_sample_registration<PhaseMax, PhaseMaxOptions>(
       {"phasemax",
        "phase retrieval by its convex relaxation: maximise <x̂₀, x> subject to |a_i'x| ≤ √y_i, x̂₀ the start (an "
-       "anchor), solved by accelerated gradient steps on a quadratic penalty of the constraints with continuation",
+       "anchor), solved by accelerated gradient steps on a quadratic penalty of the constraints with continuation; "
+       "PhaseLamp's re-anchored rounds as an option",
        "Goldstein & Studer 2018, PhaseMax: Convex Phase Retrieval via Basis Pursuit (IEEE T-IT 64), the program "
        "(1); Bahmani & Romberg 2017, Phase Retrieval Meets Statistical Learning Theory: A Flexible Convex Relaxation "
-       "(AISTATS); the solver: FISTA (Beck & Teboulle 2009) with gradient restarts (O'Donoghue & Candès 2015)",
+       "(AISTATS); the solver: FISTA (Beck & Teboulle 2009) with gradient restarts (O'Donoghue & Candès 2015); Dhifallah, "
+       "Thrampoulidis & Lu 2017, Phase Retrieval via Linear Programming: Fundamental Limits and Algorithmic "
+       "Improvements (Allerton), PhaseLamp",
        "spectral_init", Json{{"max_iterations", 60}, {"stage_iterations", 10}}, footprint, example_data()}));
   return d;
 }

@@ -157,15 +157,15 @@ def phase_flow_gaps(folder, case, op, y):
     """
     A = load(folder, "X").T  # m x n, rows a_i
     z = load(folder, "L_0")[:, 0]
-    z0_norm_sq = float(z @ z)
     start_gap = 0.0
     if "start" in case:
         r = reference_start(A, y, case["start"])
         start_gap = min(np.linalg.norm(z - r), np.linalg.norm(z + r)) / np.linalg.norm(r)
         print(f"start: relative gap {start_gap:.2e}")
+    # run() carries a line search's history (its Barzilai–Borwein steps) from step to step
+    iterates = phase_retrieval.run(case["variant"], A, y, z, case["iterations"], case.get("params"))
     gaps = []
-    for t in range(1, case["iterations"] + 1):
-        z = phase_retrieval.step(case["variant"], A, y, z, t, z0_norm_sq, case.get("params"))
+    for t, z in enumerate(iterates[1:], start=1):
         c = load(folder, f"L_{t}")[:, 0]
         gaps.append(np.linalg.norm(c - z) / np.linalg.norm(z))
     gaps[0] = max(gaps[0], start_gap)

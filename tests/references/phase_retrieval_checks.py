@@ -1,4 +1,5 @@
-"""Checks of the phase-retrieval reference (phase_retrieval.py: WF, TWF, AF, TAF, RAF).
+"""Checks of the phase-retrieval reference (phase_retrieval.py: WF, TWF, RWF, AF, TAF, RAF, the
+backtracking line search of WF, TWF and RWF, PhaseMax and PhaseLamp).
 
 Run as a script: /usr/bin/python3 tests/references/phase_retrieval_checks.py (prints one line per
 check with its measured figure, exits 1 if any check fails). Each test_*() raises AssertionError
@@ -20,6 +21,13 @@ docstring: the truth x first, then the design A, then anything else (noise, a te
   test_angle_start                    angle_start is at exactly the asked angle, with ||x||
   test_optimal_refuses                optimal_spectral refuses m <= n
   test_flows_from_paper_starts        taf, raf, twf from their own papers' starts to 1e-8
+  test_gerchberg_saxton               GS is AF preconditioned by (A'A/m)^-1; recovery at m = 8n
+  test_phasemax                       PhaseMax from the optimal spectral anchor at m = 3n, 4n
+  test_frozen_losses                  rwf's g and twf's truncated g against their frozen losses
+  test_line_search_rule               every accepted step: BB trial, cuts by 0.2, Armijo or 20 cuts
+  test_line_search_recovery           wf + backtracking to 1e-8 in fewer iterations than wf
+  test_rwf_recovery                   rwf (fixed schedule) to 1e-8 at n = 64, m = 6n
+  test_phasemax_rounds                rounds = 1 is the old PhaseMax bit for bit; PhaseLamp's rounds
 
 Recovery settings (n = 100, x ~ N(0, I_n) normalised, a_i ~ N(0, I_n), noise-free): wf at
 m = 8n for 2500 iterations; twf, af, taf at m = 6n for 500; raf at m = 4n for 500 -- the settings
@@ -27,6 +35,11 @@ asked for, unchanged. RAF is the slowest per iteration at the truth: there every
 |u_i| / (|u_i| + beta |u_i|) = 1/(1 + beta) = 1/11, so its step 2 acts like a step 2/11 on the
 amplitude loss, and m = 4n makes (1/m) A'A worse conditioned (smallest eigenvalue about
 (1 - 1/2)^2); it still gets below 1e-8 inside the budget (about 320-390 iterations on seeds 0-2).
+
+RWF and the line search (n = 64, m = 6n, spectral start, seeds 0-2): rwf on WF's schedule within
+1500 iterations (about 310-470 here, like wf's), wf/twf/rwf with backtracking within 200 (about
+28-80). After convergence (error ~1e-15) the line search runs on rounding noise: every BB
+fallback to 1.5 x the previous step in test_line_search_rule comes from then.
 
 Start settings (phase_starts.py; n = 200, x ~ N(0, I_n) normalised, noise-free, seeds 0-2): the
 floor 0.7 at m = 6n is the one asked for and is tight for truncated_spectral (0.703 on seed 2:
@@ -209,7 +222,7 @@ def test_fixed_point():
                 gap = float(np.linalg.norm(z - s * x) / np.linalg.norm(x))
                 assert gap <= TOL_FIXED, (v, s, t, gap)
                 worst = max(worst, gap)
-    return f"largest relative move from +-x over 5 variants: {worst:.1e}"
+    return f"largest relative move from +-x over {len(pr.VARIANTS)} variants: {worst:.1e}"
 
 
 # --- 5. planted recovery --------------------------------------------------------------------------
@@ -450,10 +463,256 @@ def test_phasemax():
     return "; ".join(notes)
 
 
+# --- 8. RWF, the frozen losses and the backtracking line search ----------------------------------
+
+def test_frozen_losses():
+    """The line search's losses (pr.frozen_loss) have the variants' gradients at the point they are
+    frozen at. Same problem and z as the finite-difference check (seed 5: n = 12, m = 80, noisy y):
+    rwf's g against f(z') = (1/(4S)) sum w_i (u'_i^2 - y_i)^2, w and S at z (pr.rwf_loss, and
+    frozen_loss("rwf") the same numbers); twf's truncated g (default constants, and the line
+    search's alpha_lb = 0.1, alpha_h = 6) against (1/m) sum_{K} (u'^2 - y log u'^2), K kept at z;
+    central differences, h = 1e-6, relative gap <= 1e-6; rwf's weights must vary (g differs from
+    wf's by > 1e-3). Edge cases of the twf loss (untruncated, one row of A made e_1): a y_i = 0
+    term is u'^2 (0 log 0 = 0), a u'_1 = 0 with y_1 != 0 gives +inf, and with nothing kept (z = 0)
+    f = 0."""
+    x, A, y, rng = planted(5, 12, 80, noise=0.3)
+    z = rng.standard_normal(12)
+    g_rwf = pr.gradient("rwf", A, y, z)
+    gap_rwf = relative_gap(g_rwf, central_differences(lambda w: pr.rwf_loss(A, y, w, z), z))
+    assert gap_rwf <= TOL_FD, f"rwf: relative gap {gap_rwf:.2e}"
+    frozen = pr.frozen_loss("rwf", A, y, z)
+    other = z + 0.1 * rng.standard_normal(12)
+    for w in (z, other):
+        assert abs(frozen(w) - pr.rwf_loss(A, y, w, z)) <= 1e-15 * abs(frozen(w)), w
+    weights = pr.rwf_weights(A @ z, y, pr.DEFAULTS["rwf"]["eta"])
+    assert relative_gap(g_rwf, pr.gradient("wf", A, y, z)) > 1e-3, "rwf's weights changed nothing"
+    notes = [f"rwf {gap_rwf:.1e} (weights {weights.min():.3f}..{weights.max():.3f})"]
+    for label, params in (("twf", None), ("twf line-search constants", {"line_search": "backtracking"})):
+        g = pr.gradient("twf", A, y, z, params)
+        gap = relative_gap(g, central_differences(pr.frozen_loss("twf", A, y, z, params), z))
+        assert gap <= TOL_FD, f"{label}: relative gap {gap:.2e}"
+        notes.append(f"{label} {gap:.1e}")
+    g_twf_ls = pr.gradient("twf", A, y, z, {"line_search": "backtracking"})
+    assert relative_gap(pr.gradient("twf", A, y, z), g_twf_ls) > 1e-3, "the line-search constants changed nothing"
+    wf_frozen = pr.frozen_loss("wf", A, y, z)
+    assert wf_frozen(other) == pr.wf_loss(A, y, other)
+    # edge cases of the frozen twf loss
+    untruncated = {"alpha_lb": 0.0, "alpha_ub": np.inf, "alpha_h": np.inf}
+    A1 = A.copy()
+    A1[0] = 0.0
+    A1[0, 0] = 1.0
+    y1 = y.copy()
+    y1[[0, 3]] = 0.0
+    f1 = pr.frozen_loss("twf", A1, y1, z, untruncated)  # every u_i != 0 at z: all kept
+    u2 = (A1 @ other) ** 2
+    by_hand = (float(np.sum(u2)) - float(np.sum((y1 * np.log(u2))[y1 != 0]))) / len(y1)
+    assert abs(f1(other) - by_hand) <= 1e-13 * abs(by_hand), (f1(other), by_hand)
+    on_zero = other.copy()
+    on_zero[0] = 0.0  # u'_0 = 0 exactly, y_0 = 0: finite
+    assert np.isfinite(f1(on_zero))
+    y1[0] = 0.5
+    f2 = pr.frozen_loss("twf", A1, y1, z, untruncated)
+    assert f2(on_zero) == np.inf and np.isfinite(f2(other))
+    f_empty = pr.frozen_loss("twf", A, y, np.zeros(12))
+    assert f_empty(other) == 0.0
+    return ("central differences of the frozen losses: " + ", ".join(notes)
+            + "; twf edge cases (0 log 0 = 0, u' = 0 with y != 0 is +inf, empty K is 0) hold")
+
+
+LS_N = 64
+LS_RATIO = 6
+LS_ITERS = 200
+LS_SEEDS = (0, 1, 2)
+BACKTRACKING = {"line_search": "backtracking"}
+
+
+def _bb_trial(dx, dg, previous):
+    """The Barzilai-Borwein trial of the line search, written again from the specification."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        s = np.float64(np.dot(dx, dg))
+        tau_s = np.float64(np.dot(dx, dx)) / s
+        tau_m = np.float64(s / np.float64(np.dot(dg, dg)))
+        if tau_m < 0.0:
+            tau_m = np.float64(0.0)
+        tau = tau_m if 2.0 * tau_m > tau_s else tau_s - tau_m / 2.0
+    return float(tau) if np.isfinite(tau) and tau > 0.0 else 1.5 * previous
+
+
+def test_line_search_rule():
+    """Backtracking (params {"line_search": "backtracking"}) for wf, twf and rwf on planted(0, 64,
+    6 * 64) from the spectral start, 200 iterations each, replayed step by step with the module's
+    gradient and frozen_loss: the trial is mu_max/||z0||^2 (wf, rwf) or mu (twf) at t = 1 and the
+    BB rule (recomputed here; 1e-12 relative) after; the accepted step is the trial times 0.2^k
+    (k = record["shrinks"]), every earlier trial fails Armijo f(z - tau g) <= f0 - 0.1 tau ||g||^2,
+    the accepted one passes it unless k = 20, and z_{t+1} = z - tau g exactly. twf's replay uses
+    alpha_lb = 0.1, alpha_h = 6 given explicitly (the line search's defaults), and an explicit
+    alpha_lb wins. run() returns run_with_steps()'s iterates; "af" with backtracking is refused."""
+    x, A, y, _ = planted(0, LS_N, LS_RATIO * LS_N)
+    z0 = pr.spectral_start(A, y)
+    z0_norm_sq = float(z0 @ z0)
+    # twf's constants under the line search: the unset ones change, a given one wins
+    g_ls = pr.gradient("twf", A, y, z0, BACKTRACKING)
+    assert np.array_equal(g_ls, pr.gradient("twf", A, y, z0, {"alpha_lb": 0.1, "alpha_h": 6.0}))
+    assert np.array_equal(pr.gradient("twf", A, y, z0, {"line_search": "backtracking", "alpha_lb": 0.3}),
+                          pr.gradient("twf", A, y, z0, {"alpha_lb": 0.3, "alpha_h": 6.0}))
+    replay_params = {"wf": {}, "rwf": {}, "twf": {"alpha_lb": 0.1, "alpha_h": 6.0}}
+    notes = []
+    for variant in pr.LINE_SEARCH_VARIANTS:
+        record = {}
+        zs, steps = pr.run_with_steps(variant, A, y, z0, LS_ITERS, BACKTRACKING, record)
+        assert len(zs) == LS_ITERS + 1 and len(steps) == LS_ITERS and len(record["shrinks"]) == LS_ITERS
+        assert all(np.array_equal(a, b) for a, b in zip(zs, pr.run(variant, A, y, z0, LS_ITERS, BACKTRACKING)))
+        p = replay_params[variant]
+        armijo = shrunk = fallback = cut = 0
+        first_fallback = None
+        g_prev = None
+        for t in range(LS_ITERS):
+            z, tau, trial, k = zs[t], steps[t], record["trial"][t], record["shrinks"][t]
+            g = pr.gradient(variant, A, y, z, p)
+            f = pr.frozen_loss(variant, A, y, z, p)
+            f0, g_sq = f(z), float(g @ g)
+            if t == 0:
+                expected = 0.2 / z0_norm_sq if variant in ("wf", "rwf") else 0.2
+                assert trial == expected, (variant, trial, expected)
+            else:
+                expected = _bb_trial(z - zs[t - 1], g - g_prev, steps[t - 1])
+                assert abs(trial - expected) <= 1e-12 * expected, (variant, t, trial, expected)
+                if expected == 1.5 * steps[t - 1]:
+                    fallback += 1
+                    first_fallback = first_fallback or t + 1
+            assert 0 <= k <= 20, (variant, t, k)
+            tried = trial
+            for _ in range(k):  # every cut followed a failed test
+                assert not f(z - tried * g) <= f0 - 0.1 * tried * g_sq, (variant, t, tried)
+                tried *= 0.2
+            assert tau == tried, (variant, t, tau, tried)
+            if k < 20:
+                assert f(z - tau * g) <= f0 - 0.1 * tau * g_sq, (variant, t, tau)
+                armijo += 1
+            else:
+                shrunk += 1
+            cut += k > 0
+            assert np.array_equal(zs[t + 1], z - tau * g), (variant, t)
+            g_prev = g
+        notes.append(f"{variant}: {armijo} steps pass Armijo ({cut} after cuts), {shrunk} taken after 20 "
+                     f"cuts, {fallback} BB fallbacks to 1.5 x (the first at t = {first_fallback})")
+    try:
+        pr.run("af", A, y, z0, 2, BACKTRACKING)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("af accepted the line search")
+    return "; ".join(notes) + " (n = 64, m = 6n, 200 iterations)"
+
+
+def _first_below(iterates, x, tol=TOL_RECOVERY):
+    return next((t for t, z in enumerate(iterates) if pr.sign_invariant_error(z, x) < tol), None)
+
+
+def test_line_search_recovery():
+    """planted(seed, 64, 6 * 64), seeds 0, 1, 2, spectral start: wf with backtracking must reach
+    sign-invariant error < 1e-8 within 200 iterations, and sooner than plain wf (its schedule,
+    up to 1500 iterations); twf and rwf with backtracking must also reach it within 200. The note
+    gives the first iteration below 1e-8 of each."""
+    lines, failures = [], []
+    for seed in LS_SEEDS:
+        x, A, y, _ = planted(seed, LS_N, LS_RATIO * LS_N)
+        z0 = pr.spectral_start(A, y)
+        plain = _first_below(pr.run("wf", A, y, z0, 1500), x)
+        counts = {v: _first_below(pr.run(v, A, y, z0, LS_ITERS, BACKTRACKING), x)
+                  for v in pr.LINE_SEARCH_VARIANTS}
+        if plain is None or counts["wf"] is None or not counts["wf"] < plain:
+            failures.append(f"seed {seed}: wf + backtracking {counts['wf']}, plain wf {plain}")
+        failures += [f"seed {seed}: {v} + backtracking not below 1e-8 in {LS_ITERS}"
+                     for v, c in counts.items() if c is None]
+        lines.append(f"seed {seed}: wf {plain}, wf+bt {counts['wf']}, twf+bt {counts['twf']}, "
+                     f"rwf+bt {counts['rwf']}")
+    note = "iterations to 1e-8 (n = 64, m = 6n) -- " + "; ".join(lines)
+    assert not failures, "; ".join(failures) + " || " + note
+    return note
+
+
+def test_rwf_recovery():
+    """rwf with its defaults (eta = 0.9, WF's schedule, no line search) from the spectral start,
+    planted(seed, 64, 6 * 64), seeds 0, 1, 2: sign-invariant error < 1e-8 within 1500 iterations."""
+    counts, failures = [], []
+    for seed in LS_SEEDS:
+        x, A, y, _ = planted(seed, LS_N, LS_RATIO * LS_N)
+        iterates = pr.run("rwf", A, y, pr.spectral_start(A, y), 1500)
+        first = _first_below(iterates, x)
+        if first is None:
+            failures.append(f"seed {seed}: {pr.sign_invariant_error(iterates[-1], x):.1e} after 1500")
+        counts.append(f"seed {seed} {first}")
+    note = "rwf iterations to 1e-8 (n = 64, m = 6n): " + ", ".join(counts)
+    assert not failures, "; ".join(failures) + " || " + note
+    return note
+
+
+# --- 9. PhaseLamp -------------------------------------------------------------------------------
+
+def _boundaries(labels):
+    """Indices t (0-based steps) where labels[t] != labels[t - 1]."""
+    return [t for t in range(1, len(labels)) if labels[t] != labels[t - 1]]
+
+
+def test_phasemax_rounds():
+    """planted(11, 64, 3 * 64), spectral-start anchor. rounds = 1 given and left unset are the same
+    run, one round whose anchor never moves, on the defaults (1200 steps: stages end on the step
+    count) and on stages 5, stage_iterations 80, stage_tolerance 1e-5 (some stages end on the
+    tolerance); its "measures" flags are True exactly in the last stage. (When the option was added,
+    rounds = 1 was checked bit for bit against the code before it.) rounds = 3 (stages 4, stage_iterations
+    150, 2100 steps): the round index steps 0 -> 1 -> 2; at each round's first step the stage is 0
+    and the anchor is the previous iterate normalised (the last round's solution, exactly); the
+    steps before the first round boundary are the rounds = 1 run's, and from a boundary on the run
+    is a fresh phasemax started (and anchored) at that iterate with one round fewer, bit for bit;
+    "measures" is True exactly in the last stage of round 3."""
+    x, A, y, _ = planted(11, 64, 3 * 64)
+    anchor = pr.spectral_start(A, y)
+    tol_ends = 0
+    for params, iters in (({}, 1200), ({"stages": 5, "stage_iterations": 80, "stage_tolerance": 1e-5}, 600)):
+        unset = pr.phasemax(A, y, anchor, iters, params)
+        one = pr.phasemax(A, y, anchor, iters, dict(params, rounds=1))
+        assert len(one) == len(unset) and all(np.array_equal(a, b) for a, b in zip(one, unset)), params
+        trace = pr.phasemax_trace(A, y, anchor, iters, params)
+        assert set(trace["round"]) == {0}
+        c0 = anchor / np.linalg.norm(anchor)
+        assert all(np.array_equal(c, c0) for c in trace["anchor"])  # PhaseMax never re-anchors
+        stages = params.get("stages", 8)
+        assert trace["measures"] == [s == stages - 1 for s in trace["stage"]]
+        ends = [0] + _boundaries(trace["stage"])
+        tol_ends += sum(b - a < params.get("stage_iterations", 500) for a, b in zip(ends, ends[1:]))
+    assert tol_ends > 0, "no stage ended on the tolerance"
+    params = {"stages": 4, "stage_iterations": 150, "rounds": 3}
+    iters = 2100
+    trace = pr.phasemax_trace(A, y, anchor, iters, params)
+    its, rounds = trace["iterates"], trace["round"]
+    starts = _boundaries(rounds)
+    assert len(starts) == 2 and [rounds[0]] + [rounds[b] for b in starts] == [0, 1, 2], starts
+    c0 = anchor / np.linalg.norm(anchor)
+    assert all(np.array_equal(c, c0) for c in trace["anchor"][:starts[0]])
+    for b, end in zip(starts, starts[1:] + [iters]):
+        assert trace["stage"][b] == 0
+        expected = its[b] / np.linalg.norm(its[b])  # the previous round's solution, normalised
+        assert all(np.array_equal(c, expected) for c in trace["anchor"][b:end]), b
+    single = pr.phasemax(A, y, anchor, starts[0], {"stages": 4, "stage_iterations": 150})
+    assert all(np.array_equal(a, b) for a, b in zip(its[:starts[0] + 1], single))
+    fresh = pr.phasemax_trace(A, y, its[starts[0]], iters - starts[0], dict(params, rounds=2))
+    assert all(np.array_equal(a, b) for a, b in zip(its[starts[0]:], fresh["iterates"]))
+    assert trace["round"][starts[0]:] == [r + 1 for r in fresh["round"]]
+    assert trace["measures"] == [r == 2 and s == 3 for r, s in zip(rounds, trace["stage"])]
+    assert trace["measures"][-1] and not any(trace["measures"][:starts[1]])
+    errors = [pr.sign_invariant_error(its[t], x) for t in starts + [iters]]
+    return (f"rounds = 1 is one round with a fixed anchor ({tol_ends} stages ended on the tolerance); "
+            f"rounds = 3: rounds start at steps {starts}, anchor = last round's solution normalised, "
+            f"measuring steps {sum(trace['measures'])}; error at the round ends "
+            + ", ".join(f"{e:.1e}" for e in errors))
+
+
 CHECKS = [test_gradients_finite_differences, test_reductions, test_procrustes, test_step_sizes,
           test_fixed_point, test_planted_recovery, test_start_conventions, test_starts_correlation,
           test_starts_scale, test_angle_start, test_optimal_refuses, test_flows_from_paper_starts,
-          test_gerchberg_saxton, test_phasemax]
+          test_gerchberg_saxton, test_phasemax, test_frozen_losses, test_line_search_rule,
+          test_line_search_recovery, test_rwf_recovery, test_phasemax_rounds]
 
 
 if __name__ == "__main__":

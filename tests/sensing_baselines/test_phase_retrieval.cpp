@@ -34,8 +34,8 @@ struct Flow {
   const char* estimator;
   const char* variant;
 };
-const Flow kFlows[] = {{"wirtinger_flow", "wf"}, {"wirtinger_flow", "twf"}, {"amplitude_flow", "af"},
-                       {"amplitude_flow", "taf"}, {"amplitude_flow", "raf"}};
+const Flow kFlows[] = {{"wirtinger_flow", "wf"},  {"wirtinger_flow", "twf"}, {"wirtinger_flow", "rwf"},
+                       {"amplitude_flow", "af"},  {"amplitude_flow", "taf"}, {"amplitude_flow", "raf"}};
 
 }  // namespace
 
@@ -56,23 +56,51 @@ TEST_CASE("the phase-retrieval flows agree step by step with their numpy referen
   test::check_agreement("taf_settings", phase_source(12, 96),
                         Json{{"name", "amplitude_flow"}, {"variant", "taf"}, {"step_size", 0.5}, {"gamma", 0.3}}, 10, 0.5,
                         Json{{"variant", "taf"}, {"params", {{"mu", 0.5}, {"gamma", 0.3}}}});
+  test::check_agreement("rwf_settings", phase_source(12, 96),
+                        Json{{"name", "wirtinger_flow"}, {"variant", "rwf"}, {"eta", 0.3}, {"tau0", 5.0}}, 10, 0.5,
+                        Json{{"variant", "rwf"}, {"params", {{"eta", 0.3}, {"tau0", 5.0}}}});
   test::check_agreement("raf_settings", phase_source(12, 96),
                         Json{{"name", "amplitude_flow"}, {"variant", "raf"}, {"step_size", 1.0}, {"beta", 3.0}}, 10, 0.5,
                         Json{{"variant", "raf"}, {"params", {{"mu", 1.0}, {"beta", 3.0}}}});
+}
+
+TEST_CASE("wirtinger_flow's backtracking line search agrees step by step with its numpy reference", "[phase_retrieval][reference][line_search]") {
+  // 12 steps: the Barzilai–Borwein steps, the Armijo shrinks and (twf) the line search's truncation constants, all
+  // before the iterates reach rounding (where the search's decisions are rounding's).
+  for (const char* variant : {"wf", "twf", "rwf"}) {
+    const Json estimator{{"name", "wirtinger_flow"}, {"variant", variant}, {"line_search", "backtracking"}};
+    test::check_agreement(std::string(variant) + "_backtracking", phase_source(12, 96), estimator, 12, 0.5,
+                          Json{{"variant", variant}, {"params", {{"line_search", "backtracking"}}}});
+  }
 }
 
 TEST_CASE("the phase-retrieval flows recover a planted signal up to its sign", "[phase_retrieval][recovery]") {
   for (const Flow& f : kFlows) {
     INFO(f.estimator << " " << f.variant);
     // m = 8n, as Candès et al.'s Section 4 Gaussian runs; Wirtinger flow's schedule is slow at first.
-    const Json estimator{{"name", f.estimator}, {"variant", f.variant},
-                         {"max_iterations", std::string(f.variant) == "wf" ? 3000 : 600}};
+    const bool scheduled = std::string(f.variant) == "wf" || std::string(f.variant) == "rwf";
+    const Json estimator{{"name", f.estimator}, {"variant", f.variant}, {"max_iterations", scheduled ? 3000 : 600}};
     const test::FinishedRun run = test::run_to_end(phase_source(64, 512), estimator, 43);
     const Summary s = run.estimator->summary();
     INFO(s.message);
     CHECK(s.status == Status::converged);
     CHECK(sign_invariant_error(run.estimator->estimate(), *run.data->truth()) < 1e-6);
     CHECK(s.fit < 1e-6);  // on the held-out test set
+  }
+}
+
+TEST_CASE("the line search recovers the signal in fewer iterations than Wirtinger flow's schedule", "[phase_retrieval][recovery][line_search]") {
+  int scheduled_iterations = 0;
+  for (const char* search : {"none", "backtracking"}) {
+    INFO(search);
+    const Json estimator{{"name", "wirtinger_flow"}, {"line_search", search}, {"max_iterations", 3000}};
+    const test::FinishedRun run = test::run_to_end(phase_source(64, 512), estimator, 43);
+    const Summary s = run.estimator->summary();
+    INFO(s.message);
+    CHECK(s.status == Status::converged);
+    CHECK(sign_invariant_error(run.estimator->estimate(), *run.data->truth()) < 1e-6);
+    if (std::string(search) == "none") scheduled_iterations = s.iterations;
+    else CHECK(s.iterations * 3 < scheduled_iterations);
   }
 }
 
@@ -87,7 +115,15 @@ TEST_CASE("the phase-retrieval flows refuse what is not phase retrieval", "[phas
   CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "amplitude_flow"}, {"variant", "af"}, {"gamma", 0.5}}, Kind::estimator),
                     Contains("gamma is read by variant taf only"));
   CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "wirtinger_flow"}, {"tau0", 10.0}, {"variant", "twf"}}, Kind::estimator),
-                    Contains("tau0 is read by variant wf only"));
+                    Contains("tau0 is read by variant wf or rwf only"));
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "wirtinger_flow"}, {"eta", 0.5}}, Kind::estimator),
+                    Contains("eta is read by variant rwf only"));
+  CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "wirtinger_flow"}, {"tau0", 10.0}, {"line_search", "backtracking"}},
+                                          Kind::estimator),
+                    Contains("tau0 is read by line_search none only"));
+  // The line search's own α_lb (0.1) is below an α_ub the schedule's (0.3) would not be.
+  CHECK_NOTHROW(test::make<Estimator>(
+      Json{{"name", "wirtinger_flow"}, {"variant", "twf"}, {"line_search", "backtracking"}, {"alpha_ub", 0.2}}, Kind::estimator));
   CHECK_THROWS_WITH(test::make<Estimator>(Json{{"name", "wirtinger_flow"}, {"variant", "twf"}, {"alpha_lb", 6.0}}, Kind::estimator),
                     Contains("α_lb must be below α_ub"));
 }
@@ -226,6 +262,11 @@ TEST_CASE("phasemax: the convex relaxation by penalty continuation, checked agai
   estimator["name"] = "phasemax";
   test::check_agreement("phasemax", phase_source(12, 96), estimator, 40, 0.5, Json{{"params", settings}});
   test::check_agreement("phasemax_defaults", phase_source(12, 96), Json{{"name", "phasemax"}}, 30, 0.5, Json::object());
+  // PhaseLamp: rounds of 2 stages of 5 steps, so that 40 iterates cross two re-anchorings.
+  const Json lamp{{"stage_iterations", 5}, {"stages", 2}, {"rounds", 3}};
+  estimator = lamp;
+  estimator["name"] = "phasemax";
+  test::check_agreement("phaselamp", phase_source(12, 96), estimator, 40, 0.5, Json{{"params", lamp}});
   const test::FinishedRun run = test::run_to_end(phase_source(64, 512), Json{{"name", "phasemax"}}, 43);
   INFO(run.estimator->summary().message);
   CHECK(run.estimator->summary().status == Status::converged);

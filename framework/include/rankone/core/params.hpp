@@ -78,6 +78,8 @@ class Schema {
   /// The constraint that `name`, a setting only `choice` = `value` reads, is not given with another choice
   /// ("gamma is read by variant taf only"): a setting that would be silently ignored is refused.
   Schema& only_with(const std::string& name, const std::string& choice, const std::string& value);
+  /// The same for a setting that several values of `choice` read ("tau0 is read by variant wf or rwf only").
+  Schema& only_with(const std::string& name, const std::string& choice, const std::vector<std::string>& values);
   struct Constraint {
     std::vector<std::string> fields;
     std::string message;
