@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 #include "rankone/interfaces/estimator.hpp"
 #include "rankone/linalg/balanced_factors.hpp"
@@ -80,27 +81,41 @@ PhaseFlow::Next GradientFlow::next_signal(int t) {
   const double m = static_cast<double>(b.instances());
   Vector g = precondition(b.left.accumulate(h).col(0) / m);
   if (backtracking_) return backtrack(it, std::move(g), t);
-  return {signal() - step_size(t) * g};
+  return Next{signal() - step_size(t) * g, true, {}};
 }
 
 PhaseFlow::Next GradientFlow::backtrack(const Iterate& it, Vector g, int t) {
   constexpr double kSufficientDecrease = 0.1, kShrink = 0.2;
   constexpr int kMaxShrinks = 20;
-  double tau = first_trial_step();
+  std::vector<double> trials{first_trial_step()};
   if (t > 1 && previous_g_.size() == g.size()) {
     // Barzilai–Borwein, PhasePack's adaptive combination of the two rules
     const Vector dx = signal() - previous_z_, dg = g - previous_g_;
     const double s = dx.dot(dg), tau_s = dx.squaredNorm() / s, tau_m = std::max(s / dg.squaredNorm(), 0.0);
-    tau = 2.0 * tau_m > tau_s ? tau_m : tau_s - tau_m / 2.0;
+    double tau = 2.0 * tau_m > tau_s ? tau_m : tau_s - tau_m / 2.0;
     if (!(tau > 0.0) || !std::isfinite(tau)) tau = 1.5 * previous_step_;  // let it grow: the search shrinks it
+    // A near-zero curvature Δz'Δg makes the BB step too long for 20 shrinks: the first trial is searched next.
+    trials.insert(trials.begin(), tau);
   }
-  const double f0 = loss(it, it.u), slope = kSufficientDecrease * g.squaredNorm();
+  const double f0 = search_loss(it, it.u), slope = kSufficientDecrease * g.squaredNorm();
   Next next;
-  for (int shrinks = 0;; ++shrinks) {
+  double tau = 0.0;
+  // Tests τ, 0.2τ, …, 0.2¹⁹τ; true at the first that satisfies Armijo (next and tau then hold it).
+  const auto search = [&](double trial) {
+    tau = trial;
+    for (int shrinks = 0; shrinks < kMaxShrinks; ++shrinks, tau *= kShrink) {
+      next.z = signal() - tau * g;
+      next.u = training().left.project(next.z).col(0);
+      if (search_loss(it, next.u) <= f0 - tau * slope) return true;
+    }
+    return false;
+  };
+  bool accepted = false;
+  for (const double trial : trials)
+    if ((accepted = search(trial))) break;
+  if (!accepted) {  // at rounding, or at a stationary point: the last trial shrunk 20 times, untested
     next.z = signal() - tau * g;
     next.u = training().left.project(next.z).col(0);
-    if (shrinks == kMaxShrinks || loss(it, next.u) <= f0 - tau * slope) break;
-    tau *= kShrink;
   }
   previous_z_ = signal();
   previous_g_ = std::move(g);
@@ -108,7 +123,7 @@ PhaseFlow::Next GradientFlow::backtrack(const Iterate& it, Vector g, int t) {
   return next;
 }
 
-double GradientFlow::loss(const Iterate&, const Vector&) const {
+double GradientFlow::search_loss(const Iterate&, const Vector&) const {
   throw std::logic_error("this gradient flow declares no loss: it cannot search a line");
 }
 

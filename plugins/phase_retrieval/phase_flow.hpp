@@ -62,7 +62,7 @@ class PhaseFlow : public FixedSampleEstimator {
 /// A gradient flow: z − η_t P((1/m) Σ h_i a_i), its step η_t from a schedule or from a backtracking line search.
 class GradientFlow : public PhaseFlow {
  protected:
-  /// `backtracking`: the steps come from the line search (which then needs `loss` and `first_trial_step`)
+  /// `backtracking`: the steps come from the line search (which then needs `search_loss` and `first_trial_step`)
   /// instead of `step_size`.
   GradientFlow(const FixedSampleSettings& settings, std::string name, bool backtracking = false)
       : PhaseFlow(settings, std::move(name)), backtracking_(backtracking) {}
@@ -81,16 +81,18 @@ class GradientFlow : public PhaseFlow {
   /// The direction (1/m) Σ h_i a_i turned into the step's: itself by default; Gerchberg–Saxton's
   /// (A'A/m)⁻¹ times it, which makes the step a least-squares solve.
   virtual Vector precondition(const Vector& gradient) const { return gradient; }
-  /// The loss at measurements `u` (a trial point's A z'), its weights and truncation frozen at the iterate
-  /// `at`: the function whose gradient at `at` is (1/m) Σ h_i a_i. Read by the line search only.
-  virtual double loss(const Iterate& at, const Vector& u) const;
+  /// The loss the line search decreases, at measurements `u` (a trial point's A z'), its weights and
+  /// truncation frozen at the iterate `at`: the function whose gradient at `at` is (1/m) Σ h_i a_i. The
+  /// search's Armijo slope is ‖g‖², so it serves flows without a preconditioner only.
+  virtual double search_loss(const Iterate& at, const Vector& u) const;
   /// The line search's trial step at the first iteration (later ones are Barzilai–Borwein steps).
   virtual double first_trial_step() const;
 
  private:
   Next next_signal(int t) final;
   /// PhasePack's steepest-descent line search: a Barzilai–Borwein trial step, shrunk by 0.2 until the Armijo
-  /// condition f(z − τg) ≤ f(z) − 0.1 τ ‖g‖² holds, the 20th shrink taken as it is.
+  /// condition f(z − τg) ≤ f(z) − 0.1 τ ‖g‖² holds; after 20 shrinks the first iteration's trial is searched
+  /// the same way, and when that fails too its 20th shrink is taken as it is.
   Next backtrack(const Iterate& it, Vector g, int t);
 
   bool backtracking_;

@@ -19,15 +19,16 @@ const OptionsTable<Options>& Options::table() {
                                  .at_least(1)
                                  .at_most(kMaxCount));
     t.bind(&Options::stage_iterations,
-           s.integer("stage_iterations", 500, "steps allowed at each ρ but the last (which max_iterations bounds)")
+           s.integer("stage_iterations", 500,
+                     "steps allowed at each ρ but the last round's last (which max_iterations bounds)")
                .at_least(1)
                .at_most(kMaxCount));
     t.bind(&Options::stage_tolerance,
-           s.number("stage_tolerance", 1e-10, "a stage but the last ends when ‖x⁺ − x‖/‖x⁺‖ falls below this").at_least(0.0));
+           s.number("stage_tolerance", 1e-10, "a stage but the last round's last ends when ‖x⁺ − x‖/‖x⁺‖ falls below this").at_least(0.0));
     t.bind(&Options::rounds, s.integer("rounds", 1,
                                        "PhaseLamp's iteration: each round but the last runs every stage on the stage "
                                        "rule, and the next round solves PhaseMax anew anchored at its solution; 1 is "
-                                       "PhaseMax")
+                                       "PhaseMax (max_iterations counts the steps of every round)")
                                  .at_least(1)
                                  .at_most(kMaxCount));
     s.constraint({"stages", "penalty", "penalty_growth"},
@@ -85,7 +86,7 @@ PhaseFlow::Next PhaseMax::next_signal(int) {
   const double m = static_cast<double>(b.instances());
   const Vector gradient = (penalty_ / (m * scale_)) * b.left.accumulate(violation).col(0) - anchor_;
   const double lipschitz = penalty_ / scale_ * gram_top_;
-  Next next{point - gradient / lipschitz};
+  Next next{point - gradient / lipschitz, true, {}};
   previous_ = x;
   previous_u_ = u;
   if (gradient.dot(next.z - x) > 0.0) {  // the step went uphill from x: drop the momentum (restart)
@@ -102,7 +103,7 @@ PhaseFlow::Next PhaseMax::next_signal(int) {
       ++round_;
       stage_ = 0;
       penalty_ = options_.penalty;
-      anchor_ = next.z / next.z.norm();
+      if (next.z.norm() > 0.0) anchor_ = next.z / next.z.norm();  // a zero solution keeps the last anchor
     } else {  // warm start at the next penalty
       ++stage_;
       penalty_ *= options_.penalty_growth;

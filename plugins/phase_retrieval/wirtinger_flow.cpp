@@ -12,6 +12,9 @@ constexpr double kTau0 = 330.0, kAlphaUb = 5.0, kEta = 0.9;
 // Chen & Candès's truncation constants, the second pair for the line search
 constexpr double kAlphaLb = 0.3, kAlphaH = 5.0, kAlphaLbSearch = 0.1, kAlphaHSearch = 6.0;
 
+// The unset truncation thresholds, which depend on the step rule
+double unset_alpha_lb(bool searches) { return searches ? kAlphaLbSearch : kAlphaLb; }
+double unset_alpha_h(bool searches) { return searches ? kAlphaHSearch : kAlphaH; }
 bool searches(const Params& p) { return p.string("line_search") == "backtracking"; }
 }  // namespace
 
@@ -59,7 +62,7 @@ const OptionsTable<Options>& Options::table() {
     s.only_with("eta", "variant", "rwf");
     s.constraint({"alpha_lb", "alpha_ub", "line_search"},
                  "twf keeps α_lb ‖z‖ ≤ |a_i'z| ≤ α_ub ‖z‖: α_lb must be below α_ub", [](const Params& p) {
-                   const double lb = p.has("alpha_lb") ? p.number("alpha_lb") : searches(p) ? kAlphaLbSearch : kAlphaLb;
+                   const double lb = p.has("alpha_lb") ? p.number("alpha_lb") : unset_alpha_lb(searches(p));
                    return lb < (p.has("alpha_ub") ? p.number("alpha_ub") : kAlphaUb);
                  });
     bind_fixed_sample_settings(t, 2500, "one gradient step each");
@@ -74,13 +77,13 @@ WirtingerFlow::WirtingerFlow(Options options)
 
 Vector WirtingerFlow::kept(const Iterate& it) const {
   const bool search = options_.line_search == Options::LineSearch::backtracking;
-  const double lb = options_.alpha_lb.value_or(search ? kAlphaLbSearch : kAlphaLb) * it.z_norm;
+  const double lb = options_.alpha_lb.value_or(unset_alpha_lb(search)) * it.z_norm;
   const double ub = options_.alpha_ub.value_or(kAlphaUb) * it.z_norm;
   const Index m = it.u.size();
   double K = 0.0;
   for (Index i = 0; i < m; ++i) K += std::abs(it.y(i) - it.u(i) * it.u(i));
   K /= static_cast<double>(m);
-  const double bound = options_.alpha_h.value_or(search ? kAlphaHSearch : kAlphaH) * K / it.z_norm;
+  const double bound = options_.alpha_h.value_or(unset_alpha_h(search)) * K / it.z_norm;
   Vector keep(m);
   for (Index i = 0; i < m; ++i) {
     const double a = std::abs(it.u(i)), r = it.u(i) * it.u(i) - it.y(i);
@@ -119,7 +122,7 @@ Vector WirtingerFlow::weights(const Iterate& it) const {
   return h;
 }
 
-double WirtingerFlow::loss(const Iterate& at, const Vector& u) const {
+double WirtingerFlow::search_loss(const Iterate& at, const Vector& u) const {
   const Index m = u.size();
   const Vector& y = at.y;
   double f = 0.0;
@@ -137,7 +140,8 @@ double WirtingerFlow::loss(const Iterate& at, const Vector& u) const {
       for (Index i = 0; i < m; ++i) {
         if (keep(i) == 0.0) continue;
         const double u2 = u(i) * u(i);
-        // y_i log 0: the loss is +∞ there whatever y_i's sign (Armijo refuses the trial)
+        // u_i = 0 on a kept measurement: +∞ (Armijo refuses the trial). A negative (noisy) y_i leaves the
+        // Poisson loss unbounded below as u_i → 0; the truncation at the iterate keeps |u_i| ≥ α_lb ‖z‖ there.
         f += y(i) == 0.0 ? u2 : u2 > 0.0 ? u2 - y(i) * std::log(u2) : std::numeric_limits<double>::infinity();
       }
       return f / static_cast<double>(m);

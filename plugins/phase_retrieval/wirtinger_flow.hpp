@@ -34,7 +34,7 @@ class WirtingerFlow final : public GradientFlow {
  private:
   Vector weights(const Iterate& it) const override;
   double step_size(int t) const override;
-  double loss(const Iterate& at, const Vector& u) const override;
+  double search_loss(const Iterate& at, const Vector& u) const override;
   double first_trial_step() const override;
 
   /// twf: which measurements the iterate keeps (1) or truncates (0).

@@ -80,8 +80,10 @@ weights / truncation FROZEN at z (frozen_loss), f0 = f(z):
             dg = 0 included): tau = 1.5 x the previous accepted step.
 
 Armijo: tau is accepted when f(z - tau g) <= f0 - 0.1 tau ||g||^2 (a nan f fails); otherwise
-tau <- 0.2 tau and the test is repeated; after 20 cuts the step 0.2^20 tau_trial is taken untested
-(at most 21 evaluations of f per iteration, f0 included). z_{t+1} = z - tau g. With the line search
+tau <- 0.2 tau and the test is repeated, 20 tests in all (tau_trial .. 0.2^19 tau_trial). When they
+all fail at t > 1, the t = 1 trial (mu_max / ||z_0||^2, twf: mu) is tested the same way (a near-zero
+curvature s makes the BB step too long for 20 cuts); when that fails too, its 0.2^20 multiple is
+taken untested (at most 41 evaluations of f per iteration, f0 included). z_{t+1} = z - tau g. With the line search
 TWF's unset constants become alpha_lb = 0.1 and alpha_h = 6 (alpha_ub stays 5): Chen & Candes's
 constants for their line-search runs; a value given in params wins.
 
@@ -307,8 +309,9 @@ def run_with_steps(variant, A, y, z0, iters, params=None, record=None):
     Without a line search (params["line_search"] absent or "none") the steps are step_size()'s
     schedule and the iterates step()'s. With "backtracking" (wf, twf, rwf) they are the accepted
     steps of the module docstring's line search; a dict `record` then receives, per iteration,
-    record["trial"] (the trial step before any cut) and record["shrinks"] (the number of cuts by 0.2,
-    0..20; 20 means the step was taken untested)."""
+    record["trial"] (the trial the accepted step was cut from: the BB step, or the first trial when the
+    search fell back to it) and record["shrinks"] (the number of cuts by 0.2 from it, 0..20; 20 means
+    the step was taken untested)."""
     p = _params(variant, params)
     search = p.get("line_search", "none")
     z = np.asarray(z0, dtype=float).copy()
@@ -333,16 +336,20 @@ def run_with_steps(variant, A, y, z0, iters, params=None, record=None):
         f = frozen_loss(variant, A, y, z, p)
         f0 = f(z)
         g_sq = float(g @ g)
-        if t == 1:
-            tau = p["mu_max"] / z0_norm_sq if variant in ("wf", "rwf") else p["mu"]
-        else:
-            tau = barzilai_borwein(z - z_prev, g - g_prev, steps[-1])
-        trial, shrinks = tau, 0
-        while shrinks < LINE_SEARCH["shrinks"]:
-            if f(z - tau * g) <= f0 - LINE_SEARCH["armijo"] * tau * g_sq:  # nan: False, a cut
+        first = p["mu_max"] / z0_norm_sq if variant in ("wf", "rwf") else p["mu"]
+        # Candidates: the BB step (t > 1), then the first trial; each tested at tau, 0.2 tau, ..., 0.2^19 tau.
+        trials = [first] if t == 1 else [barzilai_borwein(z - z_prev, g - g_prev, steps[-1]), first]
+        accepted = False
+        for trial in trials:
+            tau, shrinks = trial, 0
+            while shrinks < LINE_SEARCH["shrinks"]:
+                if f(z - tau * g) <= f0 - LINE_SEARCH["armijo"] * tau * g_sq:  # nan: False, a cut
+                    accepted = True
+                    break
+                tau *= LINE_SEARCH["shrink"]
+                shrinks += 1
+            if accepted:
                 break
-            tau *= LINE_SEARCH["shrink"]
-            shrinks += 1
         if record is not None:
             record["trial"].append(trial)
             record["shrinks"].append(shrinks)
@@ -432,7 +439,9 @@ def phasemax_trace(A, y, x0, iters, params=None):
             if not last_stage:
                 stage, rho = stage + 1, rho * p["penalty_growth"]
             else:  # PhaseLamp: the next round, anchored at this round's solution
-                rnd, stage, rho, c = rnd + 1, 0, p["penalty"], x_new / np.linalg.norm(x_new)
+                rnd, stage, rho = rnd + 1, 0, p["penalty"]
+                norm = np.linalg.norm(x_new)
+                c = x_new / norm if norm > 0 else c  # a zero solution keeps the last anchor
             steps, t_prev, t_cur = 0, 1.0, 1.0
         x = x_new
         u = A @ x

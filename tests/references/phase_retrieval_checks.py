@@ -563,7 +563,7 @@ def test_line_search_rule():
         assert len(zs) == LS_ITERS + 1 and len(steps) == LS_ITERS and len(record["shrinks"]) == LS_ITERS
         assert all(np.array_equal(a, b) for a, b in zip(zs, pr.run(variant, A, y, z0, LS_ITERS, BACKTRACKING)))
         p = replay_params[variant]
-        armijo = shrunk = fallback = cut = 0
+        armijo = shrunk = fallback = cut = restarts = 0
         first_fallback = None
         g_prev = None
         for t in range(LS_ITERS):
@@ -571,12 +571,18 @@ def test_line_search_rule():
             g = pr.gradient(variant, A, y, z, p)
             f = pr.frozen_loss(variant, A, y, z, p)
             f0, g_sq = f(z), float(g @ g)
+            first = 0.2 / z0_norm_sq if variant in ("wf", "rwf") else 0.2
             if t == 0:
-                expected = 0.2 / z0_norm_sq if variant in ("wf", "rwf") else 0.2
-                assert trial == expected, (variant, trial, expected)
+                assert trial == first, (variant, trial, first)
             else:
                 expected = _bb_trial(z - zs[t - 1], g - g_prev, steps[t - 1])
-                assert abs(trial - expected) <= 1e-12 * expected, (variant, t, trial, expected)
+                if abs(trial - expected) > 1e-12 * expected:  # the search fell back to the first trial
+                    assert trial == first, (variant, t, trial, expected, first)
+                    tried = expected
+                    for _ in range(20):  # only after all 20 tests of the BB step failed
+                        assert not f(z - tried * g) <= f0 - 0.1 * tried * g_sq, (variant, t, tried)
+                        tried *= 0.2
+                    restarts += 1
                 if expected == 1.5 * steps[t - 1]:
                     fallback += 1
                     first_fallback = first_fallback or t + 1
@@ -595,7 +601,8 @@ def test_line_search_rule():
             assert np.array_equal(zs[t + 1], z - tau * g), (variant, t)
             g_prev = g
         notes.append(f"{variant}: {armijo} steps pass Armijo ({cut} after cuts), {shrunk} taken after 20 "
-                     f"cuts, {fallback} BB fallbacks to 1.5 x (the first at t = {first_fallback})")
+                     f"cuts, {restarts} searches restarted from the first trial, {fallback} BB fallbacks to 1.5 x "
+                     f"(the first at t = {first_fallback})")
     try:
         pr.run("af", A, y, z0, 2, BACKTRACKING)
     except ValueError:
