@@ -1,4 +1,5 @@
-// Prediction quality on the held-out test set: RMSE, average AUC over labels, Hamming loss.
+// Prediction quality on the held-out test set: RMSE, the amplitudes' relative error, average AUC over labels,
+// Hamming loss.
 // Predictions are the operator's scores 𝒜(M) (+ a'w + bias) of the estimate, before any link.
 #include <algorithm>
 #include <cmath>
@@ -76,6 +77,21 @@ class TestRmse final : public Metric {
     if (ctx.test->empty()) return {{"test_rmse", kNaN}};
     const Vector residual = predictions(ctx) - ctx.test->y;
     return {{"test_rmse", std::sqrt(residual.squaredNorm() / static_cast<double>(residual.size()))}};
+  }
+};
+
+/// ‖√max(ŷ, 0) − √max(y, 0)‖ / ‖√max(y, 0)‖: phase retrieval's measurement error on the amplitudes |a_i'x̂|
+/// (PhasePack's), free of the signal's sign and defined without a planted truth.
+class AmplitudeError final : public Metric {
+ public:
+  bool needs_test_set() const override { return true; }
+  MetricValues evaluate(const MetricContext& ctx) const override {
+    if (ctx.test->empty()) return {{"amplitude_error", kNaN}};
+    const Vector predicted = predictions(ctx).cwiseMax(0.0).cwiseSqrt();
+    const Vector observed = ctx.test->y.cwiseMax(0.0).cwiseSqrt();
+    const double scale = observed.norm();
+    // every response zero or negative: the predicted amplitudes' norm, as relative_error_M does with M* = 0
+    return {{"amplitude_error", (predicted - observed).norm() / (scale > 0.0 ? scale : 1.0)}};
   }
 };
 
@@ -163,6 +179,11 @@ Registration registration(std::string name, std::string summary, std::string cit
 std::vector<Registration> prediction_metric_registrations() {
   std::vector<Registration> out;
   out.push_back(registration<TestRmse>("test_rmse", "RMSE of the predicted scores on the test set"));
+  out.push_back(registration<AmplitudeError>(
+      "amplitude_error",
+      "relative error of the test set's amplitudes, ‖√max(ŷ, 0) − √max(y, 0)‖ / ‖√max(y, 0)‖ (phase retrieval's "
+      "measurement error)",
+      "PhasePack (Chandra et al. 2017), the measurement error ‖|Ax̂| − b‖/‖b‖ with b = √y"));
   out.push_back(registration<AverageAuc>(
       "auc", "AUC of the scores averaged over labels (right-side indices); one-class labels skipped",
       "Average AUC of the one-bit single-label multi-label paper (Qiu et al. 2017), Tables 1-2"));

@@ -155,6 +155,37 @@ TEST_CASE("test_rmse: hand example and the real symmetric operator", "[metrics]"
   }
 }
 
+TEST_CASE("amplitude_error: phase retrieval's measurement error, free of the sign", "[metrics]") {
+  const auto op = test::make<SensingOperator>(Json{{"name", "symmetric_rank_one"}}, Kind::sensing_operator);
+  Rng rng(7);
+  Matrix X(4, 60);
+  rng.fill_normal(X.data(), X.size());
+  LowRankModel truth;  // M* = x x'
+  truth.left = Matrix(4, 1);
+  rng.fill_normal(truth.left.data(), truth.left.size());
+  truth.right = truth.left;
+  Batch test;
+  test.left = DesignSide::make_dense(X);
+  test.y = op->forward(test, truth);
+  const auto m = metric("amplitude_error");
+  CHECK(m->needs_test_set());
+  CHECK(value_of(evaluate(*m, truth, nullptr, &test, *op), "amplitude_error") < 1e-12);
+  LowRankModel flipped = truth;  // −x gives the same amplitudes
+  flipped.left = -truth.left;
+  flipped.right = -truth.right;
+  CHECK(value_of(evaluate(*m, flipped, nullptr, &test, *op), "amplitude_error") < 1e-12);
+  LowRankModel doubled = truth;  // 2x: every amplitude doubled, a relative error of exactly 1
+  doubled.left = 2.0 * truth.left;
+  doubled.right = 2.0 * truth.right;
+  CHECK(value_of(evaluate(*m, doubled, nullptr, &test, *op), "amplitude_error") == Approx(1.0).epsilon(1e-12));
+  // Negative (noisy) responses count as amplitude 0, as the flows clip them.
+  Batch noisy = test;
+  noisy.y(0) = -1.0;
+  const double expected =
+      std::sqrt(test.y(0)) / noisy.y.cwiseMax(0.0).cwiseSqrt().norm();  // only the first amplitude differs
+  CHECK(value_of(evaluate(*m, truth, nullptr, &noisy, *op), "amplitude_error") == Approx(expected).epsilon(1e-12));
+}
+
 TEST_CASE("relative_error_M in the spectral and Frobenius norms", "[metrics]") {
   // M* = diag(2, −1, 0), M = diag(2, 0, 0): M − M* = diag(0, 1, 0).
   const GroundTruth truth = diagonal({2.0, -1.0});
