@@ -76,7 +76,18 @@ Json ParamSpec::to_json() const {
   if (maximum) j[exclusive_maximum ? "exclusive_maximum" : "maximum"] = *maximum;
   if (!choices.empty()) j["choices"] = choices;
   if (!plugin_kind.empty()) j["kind"] = plugin_kind;
+  if (default_when_given) j["default_when_given"] = {{default_when_given->first, default_when_given->second}};
+  if (!nested_defaults_doc.empty()) j["sets_defaults_of_referenced"] = nested_defaults_doc;
   return j;
+}
+
+std::string ParamSpec::default_text() const {
+  if (required) return "required";
+  std::string text = default_value.is_null() ? "optional" : "default " + default_value.dump();
+  if (default_when_given)
+    text += " (" + default_when_given->second.dump() + " when " + default_when_given->first + " is given)";
+  if (!nested_defaults_doc.empty()) text += "; " + nested_defaults_doc;
+  return text;
 }
 
 ParamSpec& Schema::add(ParamSpec spec) {
@@ -175,6 +186,26 @@ bool is_integral(const Json& v) {
 
 }  // namespace
 
+namespace {
+
+/// `ref` with the defaults `spec` sets for the plugin it references (those the plugin declares and
+/// `ref` leaves out); `ref` unchanged when there are none or it is malformed (validation says so).
+Json with_nested_defaults(const ParamSpec& spec, const Json& ref, const Json& given, const ValidationContext& ctx) {
+  if (!spec.nested_defaults || !(ref.is_string() || (ref.is_object() && ref.contains("name") && ref["name"].is_string())))
+    return ref;
+  Json out = ref.is_string() ? Json{{"name", ref}} : ref;
+  const std::string name = out["name"].get<std::string>();
+  if (!ctx.registry().contains(name)) return ref;
+  const Registration* referenced = &ctx.registry().get(name);
+  if (referenced->kind != kind_from_string(spec.plugin_kind)) return ref;
+  const Json defaults = spec.nested_defaults(given);
+  for (auto it = defaults.begin(); it != defaults.end(); ++it)
+    if (referenced->schema.find(it.key()) && !out.contains(it.key())) out[it.key()] = it.value();
+  return out;
+}
+
+}  // namespace
+
 Json Schema::validate(const Json& given, const ValidationContext& ctx, const std::string& path) const {
   if (!given.is_object()) ctx.fail(path.empty() ? "/" : path, "an object of parameters", given);
   Json out = Json::object();
@@ -207,8 +238,12 @@ Json Schema::validate(const Json& given, const ValidationContext& ctx, const std
     if (!present) {
       if (spec.required) ctx.fail_message(p, "missing required parameter '" + spec.name + "' (" + spec.expectation() + ")");
       out[spec.name] = spec.default_value;  // null for nullable parameters without default
+      if (spec.default_when_given && given.contains(spec.default_when_given->first) &&
+          !given.at(spec.default_when_given->first).is_null())
+        out[spec.name] = spec.default_when_given->second;
       if (spec.type == ParamType::plugin && !spec.default_value.is_null())
-        out[spec.name] = validate_plugin_ref(spec.default_value, kind_from_string(spec.plugin_kind), ctx, p);
+        out[spec.name] = validate_plugin_ref(with_nested_defaults(spec, spec.default_value, given, ctx),
+                                             kind_from_string(spec.plugin_kind), ctx, p);
       continue;
     }
     const Json& v = given.at(spec.name);
@@ -251,7 +286,7 @@ Json Schema::validate(const Json& given, const ValidationContext& ctx, const std
         out[spec.name] = v;
         break;
       case ParamType::plugin:
-        out[spec.name] = validate_plugin_ref(v, kind_from_string(spec.plugin_kind), ctx, p);
+        out[spec.name] = validate_plugin_ref(with_nested_defaults(spec, v, given, ctx), kind_from_string(spec.plugin_kind), ctx, p);
         break;
       case ParamType::object:
         if (!v.is_object()) ctx.fail(p, spec.expectation(), v);
@@ -340,6 +375,11 @@ Schema Schema::from_json(const Json& j) {
     if (e.contains("exclusive_maximum")) { p.maximum = e.at("exclusive_maximum").get<double>(); p.exclusive_maximum = true; }
     if (e.contains("choices")) p.choices = e.at("choices").get<std::vector<std::string>>();
     p.plugin_kind = e.value("kind", "");
+    if (e.contains("default_when_given") && e.at("default_when_given").is_object() && !e.at("default_when_given").empty()) {
+      const auto it = e.at("default_when_given").begin();
+      p.default_when_given = std::make_pair(it.key(), it.value());
+    }
+    p.nested_defaults_doc = e.value("sets_defaults_of_referenced", "");  // the rule itself stays with its plugin
     s.add(std::move(p));
   }
   return s;

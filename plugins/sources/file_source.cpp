@@ -998,11 +998,14 @@ std::unique_ptr<SensingOperator> make_operator(const Params& p, const BuildConte
 }
 
 void declare_common_parameters(Schema& s, const std::string& default_operator) {
-  s.plugin("operator", "operator", default_operator, "sensing operator the records are served for");
+  s.plugin("operator", "operator", default_operator, "sensing operator the records are served for")
+      .sets_defaults_of_referenced([](const Json&) { return Json{{"first_order", true}}; },
+                                   "the operator's first_order defaults to true: a file's features carry an FM's "
+                                   "linear term, which an estimator fitting none ignores");
   s.number("validation_fraction", 0.0, "fraction of records in the validation part").at_least(0.0).below(1.0);
   s.number("test_fraction", kDefaultTestFraction,
            "fraction of records in the test part (test_set()); 0 with test_file, whose records are the test part")
-      .at_least(0.0).below(1.0);
+      .at_least(0.0).below(1.0).defaults_to_when_given(0.0, "test_file");
   s.choice("serve", "train", {"train", "validation"}, "the part next() streams");
   s.integer("folds", std::nullopt, "k-fold cross-validation: records are dealt into this many folds by the split "
                                    "hash (replaces validation_fraction and test_fraction; needs split_seed)")
@@ -1044,7 +1047,7 @@ void declare_feature_parameters(Schema& s) {
 void declare_test_file(Schema& s) {
   s.string("test_file", std::nullopt, "a separate test file in the same format (e.g. MNIST's t10k): all its "
                                       "records are the test part; the file is then split into train and validation "
-                                      "only (test_fraction must be 0; folds take validation_fold, no test_fold)")
+                                      "only (test_fraction is then 0; folds take validation_fold, no test_fold)")
       .make_nullable();
 }
 
@@ -1055,12 +1058,11 @@ FileSourceConfig read_common_parameters(const Params& p, const SensingOperator& 
   split.validation_fraction = p.number("validation_fraction");
   split.test_fraction = p.number("test_fraction");
   const bool test_file = p.has("test_file");
-  // A separate test file replaces the test part: no record of the training file may be dealt to it.
-  // test_fraction's default (0.2) cannot be told from a value given, so 0 must be written.
+  // A separate test file replaces the test part: no record of the training file may be dealt to it
+  // (test_fraction defaults to 0 with a test file, so only a value given is refused here).
   if (test_file && !p.has("folds") && split.test_fraction != 0.0)
-    reject_param(p, "test_fraction", "with " + p.path_of("test_file") + " the test part is that file; set "
-                                     "test_fraction to 0 (found " + Json(split.test_fraction).dump() +
-                                     ", the default is " + Json(kDefaultTestFraction).dump() + ")");
+    reject_param(p, "test_fraction", "with " + p.path_of("test_file") + " the test part is that file; drop "
+                                     "test_fraction or set it to 0 (found " + Json(split.test_fraction).dump() + ")");
   if (p.has("split_seed")) split.seed = static_cast<std::uint64_t>(p.integer("split_seed"));
   if (p.has("folds")) {
     split.folds = p.integer("folds");
@@ -1095,7 +1097,7 @@ FileSourceConfig read_common_parameters(const Params& p, const SensingOperator& 
     // The fractions do not apply; a value other than the default would be silently ignored otherwise.
     if (split.validation_fraction != 0.0)
       reject_param(p, "validation_fraction", "give either folds or validation_fraction, not both");
-    if (split.test_fraction != kDefaultTestFraction)
+    if (split.test_fraction != (test_file ? 0.0 : kDefaultTestFraction))
       reject_param(p, "test_fraction", "give either folds or test_fraction, not both");
   } else {
     if (p.has("test_fold") || p.has("validation_fold"))

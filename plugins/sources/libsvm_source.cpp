@@ -109,15 +109,31 @@ void LibsvmReader::use_preparation(const DataPreparation& preparation) {
   if (preparation.header.contains("index_base")) base_ = preparation.header["index_base"].get<int>();
 }
 
-int LibsvmReader::detect_base() {
-  LineReader lines(opener_());
+namespace {
+
+/// Whether the libsvm text behind `opener` has a feature index 0 (read 0-based, no dimension check).
+bool has_index_zero(const StreamOpener& opener, std::string& name) {
+  LineReader lines(opener());
+  name = lines.name();
   std::string line;
   Record scratch;
   while (lines.next(line)) {
     if (is_comment_or_blank(line)) continue;
-    // Read as 0-based without a dimension check; a 0 index settles it.
     parse_libsvm_line(line, 0, 0, scratch, lines.name(), lines.line_number());
-    if (!scratch.feature_index.empty() && scratch.feature_index.front() == 0) return 0;
+    if (!scratch.feature_index.empty() && scratch.feature_index.front() == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int LibsvmReader::detect_base() {
+  std::string name, paired_name;
+  if (has_index_zero(opener_, name)) return 0;
+  if (options_.paired && has_index_zero(options_.paired, paired_name)) {
+    notes_.push_back(name + " is read 0-based although it has no index 0: the file it is paired with (" + paired_name +
+                     ") has one, and the two take one index base");
+    return 0;
   }
   return 1;
 }
@@ -161,20 +177,26 @@ std::unique_ptr<Component> make_libsvm(const Params& p, const BuildContext& ctx)
                      : indexing == "one" ? LibsvmIndexing::one_based
                                          : LibsvmIndexing::automatic;
   if (p.has("dimension")) options.dimension = p.integer("dimension");
-  auto reader = cache_parsed(
-      with_observations(p, std::make_unique<LibsvmReader>(file_opener(resolve_param_path(p, "file")), options)),
-      parse_key(p, "libsvm"));
+  const std::string file = resolve_param_path(p, "file");
+  // Detected per file, a test file without an index 0 could be read 1-based beside a 0-based
+  // training file: with a test file the base is detected on the two (and both keyed by the cache).
+  const bool paired = p.has("test_file") && options.indexing == LibsvmIndexing::automatic;
+  const std::string test_file = p.has("test_file") ? resolve_param_path(p, "test_file") : "";
+  LibsvmOptions train_options = options;
+  if (paired) train_options.paired = file_opener(test_file);
+  std::vector<std::string> keyed = {file};
+  if (p.has("observations")) keyed.push_back(resolve_param_path(p, "observations"));
+  if (paired) keyed.push_back(test_file);
+  auto reader = cache_parsed(with_observations(p, std::make_unique<LibsvmReader>(file_opener(file), train_options)),
+                             parse_key(p, "libsvm", keyed));
   FileSourceConfig config = read_common_parameters(p, *op, operator_name, reader->layout());
   check_observations(p, config);
-  // Detected per file, the index base could differ between the two files (a test file without an
-  // index 0 would be read 1-based): with a test file it must be declared.
-  if (p.has("test_file") && options.indexing == LibsvmIndexing::automatic)
-    reject_param(p, "indexing", "with " + p.path_of("test_file") + " declare the index base (\"zero\" or \"one\"): "
-                                "detected per file, the training and test files could be read with different bases");
-  auto test_reader = make_test_reader(
-      p, [&](const std::string& path) {
-        return cache_parsed(std::make_unique<LibsvmReader>(file_opener(path), options), parse_key(p, "libsvm", {path}));
-      });
+  auto test_reader = make_test_reader(p, [&](const std::string& path) {
+    LibsvmOptions test_options = options;
+    if (paired) test_options.paired = file_opener(file);
+    return cache_parsed(std::make_unique<LibsvmReader>(file_opener(path), test_options),
+                        parse_key(p, "libsvm", paired ? std::vector<std::string>{path, file} : std::vector<std::string>{path}));
+  });
   return std::make_unique<FileSource>("libsvm", config, std::move(reader), std::move(op), std::move(test_reader));
 }
 
@@ -190,7 +212,8 @@ Registration libsvm_registration() {
   Schema& s = r.schema;
   s.string("file", std::nullopt, "path of the file (gzip-compressed or plain)").make_required();
   s.choice("indexing", "auto", {"auto", "zero", "one"},
-           "feature index base: detected (0 present: 0-based, else 1-based; costs one extra read), or declared");
+           "feature index base: detected (0 present: 0-based, else 1-based; costs one extra read; with test_file, "
+           "one base for both files, 0 when either has an index 0), or declared");
   s.integer("dimension", std::nullopt, "feature dimension; indices beyond it are an error (default: one past the "
                                        "largest index in the file)").make_nullable().at_least(1);
   declare_common_parameters(s, "symmetric_rank_one");

@@ -10,6 +10,8 @@ enum class LibsvmIndexing { automatic, zero_based, one_based };
 struct LibsvmOptions {
   LibsvmIndexing indexing = LibsvmIndexing::automatic;
   std::int64_t dimension = 0;  ///< declared feature dimension (0: one past the largest index)
+  /// Automatic indexing also looks here (the other file of a train/test pair): one base for both.
+  StreamOpener paired;
 };
 
 /// Parses one non-empty, non-comment line into `record` (features as sorted 0-based indices when
@@ -34,9 +36,12 @@ class LibsvmReader final : public RecordReader {
   void describe_preparation(DataPreparation& preparation) const override;
   /// New data is read with the training file's index base, whatever its own smallest index.
   void use_preparation(const DataPreparation& preparation) override;
+  /// The paired file's index 0 when it decided the base.
+  std::vector<std::string> notes() const override { return notes_; }
 
  private:
-  /// Automatic indexing: one quick read for the smallest index (0 present: 0-based, else 1-based).
+  /// Automatic indexing: one quick read for the smallest index (0 present: 0-based, else 1-based),
+  /// of this file and then of the paired one.
   int detect_base();
   StreamOpener opener_;
   LibsvmOptions options_;
@@ -45,6 +50,7 @@ class LibsvmReader final : public RecordReader {
   std::int64_t records_ = 0;
   std::string line_;
   std::string name_;
+  std::vector<std::string> notes_;
 };
 
 Registration libsvm_registration();

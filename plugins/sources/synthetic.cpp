@@ -391,7 +391,8 @@ SyntheticConfig read_config(const Params& p, const SensingOperator& op, const st
   if (c.w_std && c.w_norm > 0.0) reject(p, "w_std", "give either w_norm or w_std, not both");
   if ((c.w_std || c.w_norm > 0.0) && !op.has_first_order())
     reject(p, c.w_std ? "w_std" : "w_norm",
-           op_text + " adds no first-order term a'w (operators that support it take \"first_order\": true)");
+           op_text + " adds no first-order term a'w here (symmetric_rank_one and asymmetric_rank_one add it unless "
+                                          "\"first_order\" is false)");
   if (c.amplitude_snr) {
     // Amplitudes √y₀ exist where every clean response is (a_i'x)² ≥ 0: phase retrieval's data.
     if (!op.symmetric() || c.matrix_designs || c.structure != TruthStructure::psd || c.truth_sign < 0.0)
@@ -533,7 +534,14 @@ Registration synthetic_registration() {
   r.citation = "Truth models of Lin & Ye 2016 (gFM, Eq. 1), Learning FMs on Sub-gaussian Data 2019 (FM Eq. 2, "
                "iFM Eq. 12, Section 4.1) and Qiu et al. 2017 (one-bit single-label, Eq. 2)";
   Schema& s = r.schema;
-  s.plugin("operator", "operator", "symmetric_rank_one", "sensing operator producing a'Mb (+ a'w + bias)");
+  s.plugin("operator", "operator", "symmetric_rank_one", "sensing operator producing a'Mb (+ a'w + bias)")
+      .sets_defaults_of_referenced(
+          [](const Json& given) {
+            const bool w_norm = given.contains("w_norm") && given["w_norm"].is_number() && given["w_norm"].get<double>() > 0.0;
+            const bool w_std = given.contains("w_std") && !given["w_std"].is_null();
+            return Json{{"first_order", w_norm || w_std}};
+          },
+          "the operator's first_order defaults to whether the truth plants w (w_norm above 0, or w_std)");
   s.plugin("sampler", "sampler", "gaussian", "distribution of the left designs (and of the right ones by default)");
   s.plugin("right_sampler", "sampler", std::nullopt,
                     "right designs of a non-symmetric operator; default: `sampler` if the operator accepts its "

@@ -185,9 +185,9 @@ TEST_CASE("test_file errors name the parameter and the file", "[file_sources][te
 
   Json with_fraction = base;
   with_fraction["test_file"] = train;
-  with_fraction.erase("test_fraction");  // the default 0.2 would deal records to a second test part
+  with_fraction["test_fraction"] = 0.2;  // a value given would deal records to a second test part
   CHECK_THAT(error_of<ConfigError>(with_fraction), Contains("/test_fraction") && Contains("/test_file") &&
-                                                        Contains("set test_fraction to 0"));
+                                                        Contains("drop test_fraction or set it to 0"));
 
   Json empty = base;
   empty["test_file"] = dir.write("empty.csv", "a,b,id\n");
@@ -225,10 +225,30 @@ TEST_CASE("test_file errors name the parameter and the file", "[file_sources][te
   wide["test_labels"] = dir.write("wl.idx", idx_file(0x08, {1}, std::string("\x01", 1)));
   CHECK_THAT(error_of<DataError>(wide), Contains("wide.idx") && Contains("2 features") && Contains("3 features"));
 
-  // libsvm: a detected index base could differ between the files.
-  const std::string svm = dir.write("a.svm", "1 1:0.5\n0 2:1\n");
-  CHECK_THAT(error_of<ConfigError>({{"name", "libsvm"}, {"file", svm}, {"test_file", svm}, {"test_fraction", 0.0}}),
-             Contains("/indexing"));
-  CHECK(open_source({{"name", "libsvm"}, {"file", svm}, {"test_file", svm}, {"test_fraction", 0.0},
-                     {"indexing", "one"}})->test_set()->instances() == 2);
+}
+
+TEST_CASE("a training file with a test file needs no other option", "[file_sources][test_file][defaults]") {
+  Scratch dir("test_file_defaults");
+  // The test file alone has an index 0: both files are read 0-based, and a note says why.
+  const std::string train = dir.write("train.svm", "1 1:0.5 3:2\n0 2:1\n2 1:1 2:1\n");
+  const std::string test = dir.write("test.svm", "1 0:1 3:1\n0 2:2\n");
+  auto s = open_source({{"name", "libsvm"}, {"file", train}, {"test_file", test}});
+  CHECK(s->shape().d1 == 4);        // indices 0..3, one base for both files
+  CHECK(s->test_set()->instances() == 2);  // every test record, no training record held out
+  std::string notes;
+  for (const auto& n : s->notes()) notes += n + "\n";
+  CHECK_THAT(notes, Contains("train.svm is read 0-based although it has no index 0") && Contains("test.svm"));
+  const Matrix test_design = s->test_set()->left.to_dense();
+  CHECK(test_design(0, 0) == 1.0);  // test.svm's 0:1 is feature 0, not dropped
+  CHECK(test_design(3, 0) == 1.0);
+  // Neither file has an index 0: both 1-based.
+  const std::string test1 = dir.write("test1.svm", "1 1:1 3:1\n");
+  CHECK(open_source({{"name", "libsvm"}, {"file", train}, {"test_file", test1}})->shape().d1 == 3);
+  // The training file serves every record: nothing is dealt to a test part of its own.
+  auto all = open_source({{"name", "libsvm"}, {"file", train}, {"test_file", test}});
+  CHECK(test::whole_pass(*all).instances() == 3);
+  // The first-order term is on: an FM on a file's features has a linear part.
+  CHECK(all->sensing_operator().has_first_order());
+  // A declared base still holds for both files.
+  CHECK(open_source({{"name", "libsvm"}, {"file", train}, {"test_file", test1}, {"indexing", "zero"}})->shape().d1 == 4);
 }

@@ -177,3 +177,28 @@ TEST_CASE("Params records which parameters were read, by it or a copy", "[params
   (void)copy.json();  // handing the whole object on reads everything
   CHECK(p.unread().empty());
 }
+
+TEST_CASE("a default may follow another parameter, or be set for a referenced plugin", "[params]") {
+  Schema s;
+  s.string("test_file", std::nullopt, "a test file").make_nullable();
+  s.number("test_fraction", 0.2, "held-out fraction").at_least(0).defaults_to_when_given(0.0, "test_file");
+  s.number("w_norm", 0.0, "planted w").at_least(0);
+  s.plugin("operator", "operator", "symmetric_rank_one", "operator")
+      .sets_defaults_of_referenced([](const Json& given) { return Json{{"first_order", given.value("w_norm", 0.0) > 0}}; },
+                                   "first_order follows w_norm");
+  ValidationContext ctx(test::registry(), nullptr);
+  CHECK(s.validate(Json::object(), ctx, "")["test_fraction"] == 0.2);
+  CHECK(s.validate(Json{{"test_file", "t.svm"}}, ctx, "")["test_fraction"] == 0.0);
+  CHECK(s.validate(Json{{"test_file", "t.svm"}, {"test_fraction", 0.5}}, ctx, "")["test_fraction"] == 0.5);  // given wins
+  CHECK(s.validate(Json::object(), ctx, "")["operator"]["first_order"] == false);
+  CHECK(s.validate(Json{{"w_norm", 1.0}}, ctx, "")["operator"]["first_order"] == true);
+  CHECK(s.validate(Json{{"w_norm", 1.0}, {"operator", "symmetric_rank_one"}}, ctx, "")["operator"]["first_order"] == true);
+  const Json declared = {{"w_norm", 1.0}, {"operator", {{"name", "symmetric_rank_one"}, {"first_order", false}}}};
+  CHECK(s.validate(declared, ctx, "")["operator"]["first_order"] == false);  // what a reference declares stays
+  // Set only where the referenced plugin declares the parameter: the entry operator has no first_order.
+  CHECK_FALSE(s.validate(Json{{"w_norm", 1.0}, {"operator", "entry"}}, ctx, "")["operator"].contains("first_order"));
+  // describe says both rules, and the schema's JSON keeps them.
+  CHECK(s.find("test_fraction")->default_text() == "default 0.2 (0.0 when test_file is given)");
+  CHECK(s.find("operator")->default_text() == "default \"symmetric_rank_one\"; first_order follows w_norm");
+  CHECK(Schema::from_json(s.to_json()).to_json() == s.to_json());
+}

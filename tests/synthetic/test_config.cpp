@@ -50,8 +50,21 @@ TEST_CASE("bad combinations name the offending parameter", "[synthetic][config]"
   CHECK_THAT(config_error({{"d", 5}, {"rank", 4}, {"tail", {0.1, 0.1}}}), Contains("at /tail:"));
   CHECK_THAT(config_error({{"d", 5}, {"factor_std", 0.1}}), Contains("at /factor_std:"));
   CHECK_THAT(config_error({{"d", 5}, {"truth_sign", 0}}), Contains("at /truth_sign:"));
-  CHECK_THAT(config_error({{"d", 5}, {"w_norm", 1.0}}), Contains("at /w_norm:") && Contains("first_order"));
+  CHECK_THAT(config_error({{"operator", {{"name", "symmetric_rank_one"}, {"first_order", false}}}, {"d", 5}, {"w_norm", 1.0}}),
+             Contains("at /w_norm:") && Contains("first_order"));
   CHECK_THAT(config_error({{"operator", first_order_op}, {"d", 5}, {"w_norm", 1.0}, {"w_std", 0.1}}),
              Contains("at /w_std:"));
   CHECK_THAT(config_error({{"d", 5}, {"test_full_labels", true}}), Contains("at /test_full_labels:"));
+}
+
+TEST_CASE("the operator's first-order term follows a planted w unless declared", "[synthetic][config]") {
+  const auto first_order = [](Json params) {
+    params["name"] = "synthetic";
+    return test::make<DataSource>(params, Kind::data_source)->sensing_operator().has_first_order();
+  };
+  CHECK_FALSE(first_order({{"d", 5}}));                    // no w planted: none fitted, as before
+  CHECK_FALSE(first_order({{"d", 5}, {"w_norm", 0.0}}));
+  CHECK(first_order({{"d", 5}, {"w_norm", 1.0}}));         // a planted w turns it on
+  CHECK(first_order({{"d", 5}, {"w_std", 0.0}}));
+  CHECK(first_order({{"d", 5}, {"operator", {{"name", "symmetric_rank_one"}, {"first_order", true}}}}));  // declared
 }

@@ -35,6 +35,13 @@ struct ParamSpec {
   bool exclusive_maximum = false;
   std::vector<std::string> choices;  ///< for ParamType::choice
   std::string plugin_kind;           ///< for ParamType::plugin: the kind of plugin referenced
+  /// The default when another parameter is given (test_fraction is 0 when test_file is given).
+  std::optional<std::pair<std::string, Json>> default_when_given;
+  /// For ParamType::plugin: defaults the referencing plugin sets for the referenced one, from its own
+  /// given values (a file source turns on its operator's first-order term). Applied to parameters the
+  /// referenced plugin declares and the reference leaves out; `nested_defaults_doc` says the rule.
+  std::function<Json(const Json& given)> nested_defaults;
+  std::string nested_defaults_doc;
 
   ParamSpec& at_least(double v) { minimum = v; exclusive_minimum = false; return *this; }
   ParamSpec& above(double v) { minimum = v; exclusive_minimum = true; return *this; }
@@ -42,6 +49,17 @@ struct ParamSpec {
   ParamSpec& below(double v) { maximum = v; exclusive_maximum = true; return *this; }
   ParamSpec& make_required() { required = true; nullable = false; default_value = nullptr; return *this; }
   ParamSpec& make_nullable() { nullable = true; required = false; default_value = nullptr; return *this; }
+  ParamSpec& defaults_to_when_given(Json value, std::string other) {
+    default_when_given = std::make_pair(std::move(other), std::move(value));
+    return *this;
+  }
+  ParamSpec& sets_defaults_of_referenced(std::function<Json(const Json& given)> rule, std::string rule_doc) {
+    nested_defaults = std::move(rule);
+    nested_defaults_doc = std::move(rule_doc);
+    return *this;
+  }
+  /// What `describe` prints after the type: "default 0.2 (0 when test_file is given)", "required", …
+  std::string default_text() const;
 
   /// Human-readable expectation, e.g. "integer ≥ 1" or "one of \"sign\", \"identity\"".
   std::string expectation() const;
