@@ -370,14 +370,8 @@ def rankone_tool(binary, experiment, estimator_grid, estimator=None, batch_rows=
 
 
 def export_model(binary, results, model):
-    """`rankone model` of the one trial of a results folder (its key from `rankone export`)."""
-    rows = subprocess.run([binary, "export", results], capture_output=True, text=True, check=True).stdout.splitlines()
-    header = rows[0].split(",")
-    trials = sorted({row.split(",")[header.index("trial")] for row in rows[1:]})
-    if len(trials) != 1:
-        raise RuntimeError(f"{results}: expected one trial, found {len(trials)}")
-    subprocess.run([binary, "model", results, "--trial", trials[0], "--output", model], check=True,
-                   capture_output=True)
+    """`rankone model` of the one trial of a results folder."""
+    subprocess.run([binary, "model", results, "--output", model], check=True, capture_output=True)
 
 
 # ---------------------------------------------------------------- the comparison

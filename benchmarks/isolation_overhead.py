@@ -54,7 +54,7 @@ def main():
         for i in range(pairs + 1):  # the first pair warms the page cache and is not counted
             for mode, extra in (("isolated", []), ("in_process", ["--in-process"])):
                 out = scratch / f"{mode}{i}"
-                wall, cpu, text = timed_run([binary, "run", experiment, "--out", str(out), "--jobs", str(jobs), "--quiet"] + extra)
+                wall, cpu, text = timed_run([binary, "run", experiment, "--out", str(out), "--jobs", str(jobs)] + extra)  # its "trials:" line
                 shutil.rmtree(out, ignore_errors=True)
                 for line in text.splitlines():
                     if line.startswith("trials: "):

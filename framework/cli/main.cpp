@@ -30,6 +30,7 @@
 #include "baseline_libm.hpp"
 #include "isolation.hpp"
 #include "signals.hpp"
+#include "fit.hpp"
 #include "models.hpp"
 #include "new_plugin.hpp"
 #include "test_plugin.hpp"
@@ -54,7 +55,8 @@ commands:
          [--keep-stale | --rerun-all] [--in-process]
                       run an experiment; results go to DIR (default results/<name>)
                       and completed trials already there are skipped; --report also
-                      writes DIR/report.html; under mpirun, rank 0 owns DIR.
+                      writes DIR/report.html; --quiet prints only errors and failed
+                      trials; under mpirun, rank 0 owns DIR.
                       Every trial runs in a process of its own: one that crashes,
                       hangs or passes a limit (--trial-seconds, --trial-memory, or the
                       experiment's "limits") is recorded failed with the cause, and the
@@ -67,6 +69,15 @@ commands:
                       Before anything runs, each trial's memory is estimated from its
                       parameters; one that cannot fit its limit (or --max-memory) is
                       refused, naming the JSON path, the estimate and the limit.
+  fit ESTIMATOR TRAIN [--test TEST] [key=value ...] [--out DIR] [--quiet]
+                      fit one model on a data file and, with TEST, score it: one supervised
+                      trial whose source follows the file (libsvm; csv for .csv, idx for .idx,
+                      ratings triplets for a completion estimator) and whose operator and
+                      metrics follow the estimator. key=value sets an estimator parameter
+                      (rank=3) or an experiment key path (seed=7, data.standardize=scale).
+                      DIR (default results/fit_ESTIMATOR) keeps the results store, the
+                      experiment as experiment.json (rankone run repeats it), the model
+                      (DIR/model) and with TEST the predictions (DIR/predictions.txt)
   plan FILE [key.path=value ...] [--out DIR] [--max-memory MB]
                       list the trials, the memory each is estimated to need, and which
                       are done, stale (with the library whose code changed) or to run in DIR
@@ -75,11 +86,12 @@ commands:
   plugins [--json]    list the registered plugins
   describe NAME [--json]
                       print a plugin's documentation and parameter schema
-  summarize DIR [--metric M --below X] [--only M1,M2] [--format table|csv|json]
+  summarize DIR [--metric M --below X] [--only M1,M2] [--format table|csv|json] [--all-columns]
                       per cell × estimator × metric: final mean, sd, 95 % CI, median;
                       success rate and samples/seconds to reach X for metric M
                       (default: the experiment's "success" section); --only keeps
-                      the rows of the metrics named
+                      the rows of the metrics named; columns no row fills are left
+                      out unless --all-columns
   select DIR --metric M --tune PATH[,PATH...] --validation PATH=VALUE
          [--average PATH[,PATH...]] [--outer PATH] [--format table|json]
                       model selection: per estimator (and --outer value) the tuned sweep
@@ -95,9 +107,11 @@ commands:
                       plots; an interactive Vega explorer unless --static)
   export DIR [--format csv|json] [--output FILE]
                       write the results in DIR as long-format rows (default csv to stdout)
-  model DIR --trial ID --output FOLDER
-                      write the final model of trial ID (the trial column of export) as
-                      FOLDER/model.json and one .npy array per factor, w and data
+  model DIR [--trial ID | --best METRIC [--highest]] [--output FOLDER]
+                      write the final model of trial ID (the trial column of export; not
+                      needed when DIR holds one trial; --best: the trial with the lowest
+                      final METRIC, or the highest with --highest) as FOLDER/model.json
+                      (default DIR/model) and one .npy array per factor, w and data
                       preparation: numpy reads it (docs/models.md)
   predict MODEL DATA [key=value ...] [--output FILE]
                       score every record of the file DATA with the model folder MODEL,
@@ -307,8 +321,9 @@ TrialLimits trial_limits(const Args& a, const Plan& plan, int concurrent_trials)
   return limits;
 }
 
-int cmd_run(const Args& a, const std::string& cmdline) {
-  const auto exp = load_experiment(a, "run");
+/// Runs the study `exp` as `rankone run` does (a's options), into `out` (default: output_folder).
+/// Prints what happened unless --quiet, which leaves only errors and failed trials (on stderr).
+int run_study(const Args& a, const ComposedExperiment& exp, const std::string& cmdline) {
   const Registry registry = load_registry(&exp);
   // Each trial's budget is the limit it will run under, unless --max-memory says otherwise.
   const int jobs_asked = parse_jobs(a);
@@ -364,7 +379,11 @@ int cmd_run(const Args& a, const std::string& cmdline) {
   RunOptions opts;
   opts.out = output_folder(a, exp);
   opts.jobs = jobs;
-  opts.progress = !a.flags.count("--quiet") && isatty(STDERR_FILENO);
+  const bool quiet = a.flags.count("--quiet") > 0;
+  std::ostream silent(nullptr);  // what --quiet does not print
+  std::ostream& info = quiet ? silent : std::cout;
+  opts.progress = !quiet && isatty(STDERR_FILENO);
+  opts.notes = !quiet;
   opts.command = cmdline;
   opts.keep_stale = a.flags.count("--keep-stale") > 0;
   opts.rerun_all = a.flags.count("--rerun-all") > 0;
@@ -390,7 +409,7 @@ int cmd_run(const Args& a, const std::string& cmdline) {
   if (report.interrupted_by) {
     const std::size_t stored = ResultsStore(opts.out).completed().size();
     const char* name = sigabbrev_np(report.interrupted_by);
-    std::cout << "interrupted by " << (name ? "SIG" + std::string(name) : "signal " + std::to_string(report.interrupted_by))
+    (quiet ? std::cerr : std::cout) << "interrupted by " << (name ? "SIG" + std::string(name) : "signal " + std::to_string(report.interrupted_by))
               << ": " << report.completed << " trials of this run saved, " << stored << " of " << report.total
               << " in " << ResultsStore::database_path(opts.out).string() << "; trials in flight were not saved\n"
               << "resume: " << cmdline << "\n";
@@ -404,39 +423,42 @@ int cmd_run(const Args& a, const std::string& cmdline) {
     if (keys.count(t.key)) stored.push_back(std::move(t));
   const auto failures = static_cast<std::size_t>(std::count_if(
       stored.begin(), stored.end(), [](const TrialRecord& t) { return t.status == "failed" || t.status == "diverged"; }));
-  std::cout << "results: " << ResultsStore::database_path(opts.out).string() << "\n"
+  info << "results: " << ResultsStore::database_path(opts.out).string() << "\n"
             << "trials: " << report.total << " (" << report.completed << " run now, " << report.skipped
             << " already complete, " << failures << " failed or diverged) in " << std::fixed << std::setprecision(1)
             << report.seconds << " s\n";
   if (report.stale_rerun)
-    std::cout << "stale: " << report.stale_rerun << " stored trials were run again because their code changed "
+    info << "stale: " << report.stale_rerun << " stored trials were run again because their code changed "
               << "(the new results replace them; --keep-stale keeps them)\n";
   if (report.stale_kept)
-    std::cout << "stale: " << report.stale_kept << " stored trials were kept although their code changed (--keep-stale); "
+    info << "stale: " << report.stale_kept << " stored trials were kept although their code changed (--keep-stale); "
               << "rankone plan lists them\n";
-  std::cout << "next: rankone export " << opts.out.string() << " --format csv\n";
+  info << "next: rankone export " << opts.out.string() << " --format csv\n";
   // Every non-success of the plan, failures first; stalled trials are results (a fit that did not
   // happen), so they are listed but leave the exit code alone.
   for (const auto& [title, statuses] :
        {std::pair<std::string, std::set<std::string>>{"failed or diverged trials", {"failed", "diverged"}},
         {"stalled trials (ended far from a fit)", {"stalled"}}}) {
     constexpr std::size_t kListed = 20;  // a large study's list is summarize's job
+    std::ostream& list = !quiet ? std::cout : statuses.count("failed") ? std::cerr : silent;  // failures are errors
     std::size_t n = 0;
     for (const auto& t : stored) {
       if (!statuses.count(t.status)) continue;
-      if (n++ == 0) std::cout << title << ":\n";
+      if (n++ == 0) list << title << ":\n";
       if (n <= kListed)
-        std::cout << "  " << t.label << " rep " << t.repetition << " " << t.coordinates.dump() << ": " << t.status << ": "
+        list << "  " << t.label << " rep " << t.repetition << " " << t.coordinates.dump() << ": " << t.status << ": "
                   << t.message << "\n";
     }
-    if (n > kListed) std::cout << "  … and " << n - kListed << " more (rankone summarize " << opts.out.string() << ")\n";
+    if (n > kListed) list << "  … and " << n - kListed << " more (rankone summarize " << opts.out.string() << ")\n";
   }
   if (a.flags.count("--report")) {  // written even when trials failed: the report shows them
     write_report(opts.out, opts.out / "report.html", ReportOptions{});
-    std::cout << "report: " << (opts.out / "report.html").string() << "\n";
+    info << "report: " << (opts.out / "report.html").string() << "\n";
   }
   return failures ? 1 : 0;
 }
+
+int cmd_run(const Args& a, const std::string& cmdline) { return run_study(a, load_experiment(a, "run"), cmdline); }
 
 int cmd_plan(const Args& a) {
   const auto exp = load_experiment(a, "plan");
@@ -518,8 +540,7 @@ int cmd_describe(const Args& a) {
   std::cout << "  library: " << r.library << "\n\nparameters:\n";
   if (r.schema.params().empty()) std::cout << "  (none)\n";
   for (const auto& p : r.schema.params()) {
-    std::string def = p.required ? "required" : (p.default_value.is_null() ? "optional" : "default " + p.default_value.dump());
-    std::cout << "  " << std::left << std::setw(22) << p.name << p.expectation() << "; " << def << "\n"
+    std::cout << "  " << std::left << std::setw(22) << p.name << p.expectation() << "; " << p.default_text() << "\n"
               << "  " << std::setw(22) << "" << p.doc << "\n";
   }
   if (!r.schema.constraints().empty()) std::cout << "\nconstraints:\n";
@@ -565,7 +586,7 @@ int cmd_new_plugin(const Args& a) {
 
 int cmd_summarize(const Args& a) {
   if (a.positional.size() != 1)
-    throw UsageError("usage: rankone summarize DIR [--metric M --below X] [--only M1,M2] [--format table|csv|json]");
+    throw UsageError("usage: rankone summarize DIR [--metric M --below X] [--only M1,M2] [--format table|csv|json] [--all-columns]");
   const fs::path dir = a.positional[0];
   SummaryOptions opts;
   if (a.options.count("--metric")) opts.success_metric = a.options.at("--metric");
@@ -576,7 +597,7 @@ int cmd_summarize(const Args& a) {
   const ResultsStore store(dir, ResultsStore::Access::read_only);
   std::vector<SummaryRow> rows = summarize(store, opts);
   if (a.options.count("--only")) rows = rows_of_metrics(std::move(rows), split_commas(a.options.at("--only")));
-  write_summary(rows, format, std::cout);
+  write_summary(rows, format, std::cout, a.flags.count("--all-columns") > 0);
   return damage_report(store);
 }
 
@@ -647,11 +668,113 @@ int cmd_export(const Args& a) {
   return damage_report(store);
 }
 
+/// The trial whose model `rankone model DIR` writes: --trial's, the folder's only trial, or with
+/// --best M the one with the lowest final M (--highest: the highest, for a score such as auc).
+std::string chosen_trial(const Args& a, const fs::path& dir) {
+  if (a.options.count("--trial")) {
+    if (a.options.count("--best")) throw UsageError("rankone model: give --trial or --best, not both");
+    return a.options.at("--trial");
+  }
+  const ResultsStore store(dir, ResultsStore::Access::read_only);
+  const std::vector<TrialRecord> trials = store.trials(/*with_points=*/a.options.count("--best") > 0);
+  if (trials.empty()) throw InputError(store.path().string() + ": no trial is stored");
+  if (!a.options.count("--best")) {
+    if (trials.size() == 1) return trials.front().key;
+    throw UsageError(store.path().string() + " holds " + std::to_string(trials.size()) +
+                     " trials: name one with --trial ID (the trial column of rankone export), or choose by a metric "
+                     "with --best METRIC");
+  }
+  const std::string metric = a.options.at("--best");
+  const bool highest = a.flags.count("--highest") > 0;
+  const TrialRecord* best = nullptr;
+  double best_value = 0.0;
+  for (const auto& t : trials) {
+    if (t.status == "failed" || t.status == "diverged") continue;
+    const Point* last = nullptr;  // the final value: the point of the last iteration
+    for (const auto& p : t.points)
+      if (p.metric == metric && (!last || p.iteration >= last->iteration)) last = &p;
+    if (!last || !std::isfinite(last->value)) continue;
+    if (!best || (highest ? last->value > best_value : last->value < best_value)) {
+      best = &t;
+      best_value = last->value;
+    }
+  }
+  if (!best)
+    throw InputError(store.path().string() + ": no completed trial recorded a finite final value of '" + metric + "'");
+  return best->key;
+}
+
 int cmd_model(const Args& a) {
-  if (a.positional.size() != 1 || !a.options.count("--trial") || !a.options.count("--output"))
-    throw UsageError("usage: rankone model DIR --trial ID --output FOLDER");
-  cli::export_model(a.positional[0], a.options.at("--trial"), a.options.at("--output"));
-  std::cout << "model of trial " << a.options.at("--trial") << " written to " << a.options.at("--output") << "\n";
+  if (a.positional.size() != 1)
+    throw UsageError("usage: rankone model DIR [--trial ID | --best METRIC [--highest]] [--output FOLDER]");
+  if (a.flags.count("--highest") && !a.options.count("--best")) throw UsageError("rankone model: --highest goes with --best");
+  const fs::path dir = a.positional[0];
+  const std::string trial = chosen_trial(a, dir);
+  const fs::path output = a.options.count("--output") ? fs::path(a.options.at("--output")) : dir / "model";
+  cli::export_model(dir, trial, output);
+  std::cout << "model of trial " << trial << " written to " << output.string() << "\n";
+  return 0;
+}
+
+/// `rankone fit`: one supervised trial of ESTIMATOR on TRAIN (scored on TEST), composed by
+/// cli::fit_experiment and run as `rankone run` runs it; the folder keeps the store, the experiment,
+/// the model and the predictions.
+int cmd_fit(const Args& a, const std::string& cmdline) {
+  if (a.positional.size() < 2)
+    throw UsageError("usage: rankone fit ESTIMATOR TRAIN [--test TEST] [key=value ...] [--out DIR] [--quiet]");
+  const std::string estimator = a.positional[0];
+  std::optional<std::string> test;
+  if (a.options.count("--test")) test = a.options.at("--test");
+  for (const auto& [what, file] : {std::pair<std::string, std::string>{"TRAIN", a.positional[1]}, {"--test", test.value_or("")}})
+    if (!file.empty() && !fs::is_regular_file(file))
+      throw UsageError("rankone fit: " + what + " '" + file + "': " + (fs::exists(file) ? "not a regular file" : "no such file"));
+  std::vector<std::string> overrides;
+  for (std::size_t i = 2; i < a.positional.size(); ++i) overrides.push_back(cli::fit_override(a.positional[i]));
+  const Registry registry = load_registry(nullptr);
+  const Json document = cli::fit_experiment(registry, estimator, a.positional[1], test);
+  const fs::path out = a.options.count("--out") ? fs::path(a.options.at("--out")) : fs::path("results") / ("fit_" + estimator);
+  fs::create_directories(out);
+  const fs::path file = out / "experiment.json";
+  const auto write_experiment = [&file](const Json& doc) {
+    AtomicFile f(file);
+    f.stream() << doc.dump(2) << "\n";
+    f.commit();
+  };
+  write_experiment(document);
+  const ComposedExperiment exp = compose_experiment(file, overrides);
+  Args run_args;
+  run_args.options = {{"--out", out.string()}, {"--jobs", "1"}};
+  run_args.flags = {"--quiet"};
+  const int code = run_study(run_args, exp, cmdline);
+  // The settings given on the command line go into the file: `rankone run DIR/experiment.json` repeats the fit.
+  write_experiment(exp.document);
+  if (code != 0) return code;
+
+  const std::string key = plan_experiment(exp, registry, study_budget(a)).trials.front().key;
+  cli::export_model(out, key, out / "model");
+  const bool quiet = a.flags.count("--quiet") > 0;
+  std::ostringstream notes;
+  if (test) {
+    AtomicFile predictions(out / "predictions.txt");
+    cli::predict(out / "model", *test, {}, predictions.stream(), notes);
+    predictions.commit();
+  }
+  if (quiet) return 0;
+  std::cout << notes.str();
+  const ResultsStore store(out, ResultsStore::Access::read_only);
+  for (const auto& t : store.trials(/*with_points=*/true)) {
+    if (t.key != key) continue;
+    std::map<std::string, const Point*> last;  // each metric's final value
+    for (const auto& p : t.points)
+      if (!last.count(p.metric) || p.iteration >= last[p.metric]->iteration) last[p.metric] = &p;
+    for (const auto& n : t.diagnostics.value("notes", Json::array())) std::cout << "note: " << n.get<std::string>() << "\n";
+    std::cout << estimator << ": " << t.status << " after " << t.iterations << " iterations"
+              << (t.message.empty() ? "" : " (" + t.message + ")") << "\n";
+    for (const auto& [metric, p] : last) std::cout << "  " << std::left << std::setw(20) << metric << p->value << "\n";
+  }
+  std::cout << "results: " << ResultsStore::database_path(out).string() << "\nexperiment: " << file.string()
+            << "\nmodel: " << (out / "model").string() << "\n";
+  if (test) std::cout << "predictions: " << (out / "predictions.txt").string() << "\n";
   return 0;
 }
 
@@ -716,7 +839,8 @@ int main(int argc, char** argv) {
     if (cmd == "validate") return cmd_validate(parse_args(argc, argv, 2, {"--max-memory"}, {}));
     if (cmd == "plugins") return cmd_plugins(parse_args(argc, argv, 2, {}, {"--json"}));
     if (cmd == "describe") return cmd_describe(parse_args(argc, argv, 2, {}, {"--json"}));
-    if (cmd == "summarize") return cmd_summarize(parse_args(argc, argv, 2, {"--metric", "--below", "--only", "--format"}, {}));
+    if (cmd == "summarize")
+      return cmd_summarize(parse_args(argc, argv, 2, {"--metric", "--below", "--only", "--format"}, {"--all-columns"}));
     if (cmd == "report")
       return cmd_report(parse_args(argc, argv, 2,
                                    {"--out", "--metric", "--below", "--plot", "--x", "--band", "--x-scale", "--y-scale", "--title",
@@ -725,7 +849,8 @@ int main(int argc, char** argv) {
     if (cmd == "select")
       return cmd_select(parse_args(argc, argv, 2, {"--metric", "--tune", "--validation", "--average", "--outer", "--format"}, {}));
     if (cmd == "export") return cmd_export(parse_args(argc, argv, 2, {"--format", "--output"}, {}));
-    if (cmd == "model") return cmd_model(parse_args(argc, argv, 2, {"--trial", "--output"}, {}));
+    if (cmd == "model") return cmd_model(parse_args(argc, argv, 2, {"--trial", "--best", "--output"}, {"--highest"}));
+    if (cmd == "fit") return cmd_fit(parse_args(argc, argv, 2, {"--test", "--out"}, {"--quiet"}), command_line(argc, argv));
     if (cmd == "predict") return cmd_predict(parse_args(argc, argv, 2, {"--output"}, {}));
     if (cmd == "new-plugin") return cmd_new_plugin(parse_args(argc, argv, 2, {"--kind", "--dir"}, {}));
     if (cmd == "test-plugin") {

@@ -38,6 +38,22 @@ Json default_example_data() {
               {"operator", {{"name", "symmetric_rank_one"}, {"first_order", true}}}};
 }
 
+Json model_operator(const Registry& registry, const std::string& estimator) {
+  const Registration& fits = registry.get(estimator, Kind::estimator);
+  const Json example = fits.example_data.is_null() ? default_example_data() : fits.example_data;
+  const ValidationContext context(registry, nullptr);
+  const Json op = validate_plugin_ref(example, Kind::data_source, context, "/data").at("operator");
+  // An estimator shown on whole sensing matrices (the Gaussian ensemble) takes feature rows through
+  // symmetric rank-one sensing, where it fits no linear term.
+  const auto left = registry.create<SensingOperator>(op, Kind::sensing_operator)->accepted_left();
+  if (std::find(left.begin(), left.end(), DesignSide::Kind::dense) == left.end() &&
+      std::find(left.begin(), left.end(), DesignSide::Kind::index) == left.end())
+    return Json{{"name", "symmetric_rank_one"}, {"first_order", false}};
+  Json out = {{"name", op.at("name")}};  // its first-order term, where it has one; nothing else
+  if (op.contains("first_order")) out["first_order"] = op["first_order"];
+  return out;
+}
+
 namespace {
 
 /// Draws used to compare a sampler's declared moments with its draws (E x⁴'s standard error is

@@ -409,6 +409,13 @@ std::size_t check_study_size(const std::vector<SweepAxis>& axes, std::int64_t re
 
 }  // namespace
 
+TrialSeeds trial_seeds(std::uint64_t experiment_seed, const Json& data_coordinates, int repetition, const std::string& label) {
+  TrialSeeds s;
+  s.data = derive_seed(experiment_seed, "data|" + data_coordinates.dump() + "|rep=" + std::to_string(repetition));
+  s.estimator = derive_seed(s.data, "estimator|" + label);
+  return s;
+}
+
 StudyBudget StudyBudget::machine() {
   StudyBudget b;
   b.memory_bytes = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
@@ -568,7 +575,6 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry, co
       if (it.key().rfind("data", 0) == 0) data_coords[it.key()] = it.value();
 
     for (int rep = 0; rep < repetitions; ++rep) {
-      const std::uint64_t data_seed = derive_seed(seed, "data|" + data_coords.dump() + "|rep=" + std::to_string(rep));
       for (std::size_t e = 0; e < estimators.size(); ++e) {
         TrialSpec t;
         t.cell = cell;
@@ -581,8 +587,9 @@ Plan plan_experiment(const ComposedExperiment& exp, const Registry& registry, co
         t.metrics = metrics;
         t.record_every = record_every;
         t.stop = stop;
-        t.data_seed = data_seed;
-        t.estimator_seed = derive_seed(data_seed, "estimator|" + t.label);
+        const TrialSeeds seeds = trial_seeds(seed, data_coords, rep, t.label);
+        t.data_seed = seeds.data;
+        t.estimator_seed = seeds.estimator;
         Json identity = {{"coordinates", coords},          {"repetition", rep},
                          {"data", t.data},                 {"estimator", t.estimator},
                          {"metrics", t.metrics},           {"record_every", record_every},

@@ -121,7 +121,7 @@ RunReport run_plan(const Plan& plan, const ComposedExperiment& experiment, const
   // Each distinct note of the sources and estimators is told once a study; all stay with their trials.
   std::set<std::string> told;
   auto tell_notes = [&](const TrialRecord& rec) {
-    if (!rec.diagnostics.contains("notes")) return;
+    if (!options.notes || !rec.diagnostics.contains("notes")) return;
     for (const auto& note : rec.diagnostics["notes"]) {
       const std::string text = note.get<std::string>();
       if (!told.insert(text).second) continue;

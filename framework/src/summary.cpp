@@ -207,18 +207,32 @@ std::string coordinates_text(const Json& coordinates) {
   return s;
 }
 
-void write_summary(const std::vector<SummaryRow>& rows, const std::string& format, std::ostream& out) {
-  const std::vector<std::string> header = {"cell", "coordinates", "estimator", "metric", "n", "failed", "stalled", "mean",
-                                           "sd", "ci95_low", "ci95_high", "ci95_of", "median", "success_rate", "reached",
-                                           "samples_to_target", "seconds_to_target", "flags"};
-  auto fields = [](const SummaryRow& r) {
-    return std::vector<std::string>{std::to_string(r.cell), coordinates_text(r.coordinates), r.label, r.metric,
-                                    std::to_string(r.trials), std::to_string(r.failures), std::to_string(r.stalled),
-                                    number(r.mean), number(r.sd),
-                                    number(r.ci_low), number(r.ci_high), ci_of(r), number(r.median), optional_number(r.success_rate),
-                                    r.success_rate ? std::to_string(r.reached_target) : "",
-                                    optional_number(r.samples_to_target), optional_number(r.seconds_to_target), r.flags};
-  };
+void write_summary(const std::vector<SummaryRow>& rows, const std::string& format, std::ostream& out, bool all_columns) {
+  std::vector<std::string> header = {"cell", "coordinates", "estimator", "metric", "n", "failed", "stalled", "mean",
+                                     "sd", "ci95_low", "ci95_high", "ci95_of", "median", "success_rate", "reached",
+                                     "samples_to_target", "seconds_to_target", "flags"};
+  std::vector<std::vector<std::string>> body;
+  for (const auto& r : rows)
+    body.push_back({std::to_string(r.cell), coordinates_text(r.coordinates), r.label, r.metric, std::to_string(r.trials),
+                    std::to_string(r.failures), std::to_string(r.stalled), number(r.mean), number(r.sd), number(r.ci_low),
+                    number(r.ci_high), ci_of(r), number(r.median), optional_number(r.success_rate),
+                    r.success_rate ? std::to_string(r.reached_target) : "", optional_number(r.samples_to_target),
+                    optional_number(r.seconds_to_target), r.flags});
+  // A column no row fills (coordinates of a single cell, the success columns without a target) is
+  // noise in a table; the JSON leaves such fields out too.
+  if (!all_columns && !body.empty()) {
+    std::vector<bool> filled(header.size(), false);
+    for (const auto& f : body)
+      for (std::size_t i = 0; i < f.size(); ++i) filled[i] = filled[i] || !f[i].empty();
+    const auto keep = [&](std::vector<std::string>& v) {
+      std::vector<std::string> kept;
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (filled[i]) kept.push_back(std::move(v[i]));
+      v = std::move(kept);
+    };
+    keep(header);
+    for (auto& f : body) keep(f);
+  }
   if (format == "json") {
     Json arr = Json::array();
     for (const auto& r : rows) {
@@ -239,8 +253,7 @@ void write_summary(const std::vector<SummaryRow>& rows, const std::string& forma
   } else if (format == "csv") {
     for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << header[i];
     out << "\n";
-    for (const auto& r : rows) {
-      const auto f = fields(r);
+    for (const auto& f : body) {
       for (std::size_t i = 0; i < f.size(); ++i) {
         const bool quote = f[i].find_first_of(", \"") != std::string::npos;
         out << (i ? "," : "") << (quote ? "\"" + f[i] + "\"" : f[i]);
@@ -249,7 +262,7 @@ void write_summary(const std::vector<SummaryRow>& rows, const std::string& forma
     }
   } else if (format == "table") {
     std::vector<std::vector<std::string>> table = {header};
-    for (const auto& r : rows) table.push_back(fields(r));
+    table.insert(table.end(), body.begin(), body.end());
     std::vector<std::size_t> width(header.size(), 0);
     for (const auto& row : table)
       for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());

@@ -101,7 +101,13 @@ TrialRecord unfinished_record(const TrialSpec& spec) {
 }
 
 TrialRecord run_trial(const TrialSpec& spec, const Registry& registry, const std::function<void(int)>& heartbeat) {
+  return run_trial(spec, registry, std::unique_ptr<DataSource>{}, heartbeat);
+}
+
+TrialRecord run_trial(const TrialSpec& spec, const Registry& registry, std::unique_ptr<DataSource> given_source,
+                      const std::function<void(int)>& heartbeat) {
   TrialRecord rec = unfinished_record(spec);
+  const bool planned_source = given_source == nullptr;
 
   // A plugin that fails while being built or opened costs its trial, not the study.
   auto failed_setup = [&](const std::string& message) {
@@ -114,22 +120,25 @@ TrialRecord run_trial(const TrialSpec& spec, const Registry& registry, const std
   double estimated_bytes = 0;  // the footprint with what the source read: stored beside the measured peak
   std::vector<std::unique_ptr<Metric>> metrics;
   try {
-    source = registry.create<DataSource>(spec.data, Kind::data_source, "/data");
+    source = planned_source ? registry.create<DataSource>(spec.data, Kind::data_source, "/data") : std::move(given_source);
     estimator = registry.create<Estimator>(spec.estimator, Kind::estimator, "/estimators/" + std::to_string(spec.estimator_index));
     for (std::size_t m = 0; m < spec.metrics.size(); ++m)
       metrics.push_back(registry.create<Metric>(spec.metrics[m], Kind::metric, "/metrics/" + std::to_string(m)));
-    source->set_shape_budget(shape_budget(spec, registry));
+    if (planned_source) source->set_shape_budget(shape_budget(spec, registry));
     source->open(spec.data_seed);
     // What was read may be larger than the parameters said (a file's dimension): check it all again.
-    DataFootprint read;
-    read.shape = source->shape();
-    if (source->finite() && source->size()) read.training_instances = static_cast<double>(*source->size());
-    const TrialFootprint footprint = trial_footprint(spec, registry, read);
-    estimated_bytes = footprint.bytes();
-    const std::string over = over_budget(footprint, spec.memory_budget);
-    if (!over.empty())
-      throw DataError("at /data: the data of source '" + spec.data["name"].get<std::string>() + "' is " +
-                      std::to_string(read.shape.d1) + " × " + std::to_string(read.shape.d2) + ": " + over);
+    // (A source built by the caller holds data already in memory: there is no budget to check.)
+    if (planned_source) {
+      DataFootprint read;
+      read.shape = source->shape();
+      if (source->finite() && source->size()) read.training_instances = static_cast<double>(*source->size());
+      const TrialFootprint footprint = trial_footprint(spec, registry, read);
+      estimated_bytes = footprint.bytes();
+      const std::string over = over_budget(footprint, spec.memory_budget);
+      if (!over.empty())
+        throw DataError("at /data: the data of source '" + spec.data["name"].get<std::string>() + "' is " +
+                        std::to_string(read.shape.d1) + " × " + std::to_string(read.shape.d2) + ": " + over);
+    }
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {

@@ -246,7 +246,7 @@ TEST_CASE("a progress line on a terminal; none when output is piped or with --qu
   CHECK_THAT(piped.text, !Catch::Contains("trials]") && !Catch::Contains("ETA"));
   const auto quiet = run_on_terminal("run " + file.string() + " --out " + (s.path() / "quiet").string() + " --quiet");
   REQUIRE(quiet.code == 0);
-  CHECK_THAT(quiet.text, Catch::Contains("12 run now") && !Catch::Contains("trials]"));
+  CHECK_THAT(quiet.text, !Catch::Contains("run now") && !Catch::Contains("trials]"));  // --quiet: errors only
 }
 
 TEST_CASE("summarize aggregates final values per cell, estimator and metric", "[cli][summary]") {

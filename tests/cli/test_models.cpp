@@ -312,8 +312,13 @@ TEST_CASE("model and predict refuse what they cannot do, naming it, with exit 2"
   CHECK(unknown.code == 2);
   CHECK_THAT(unknown.text, Contains("no trial nope"));
 
-  const auto usage = test::rankone_cli("model " + (s / "results").string());
-  CHECK(usage.code == 2);
+  // A folder of one trial needs no --trial; its model goes to DIR/model by default.
+  const auto only = test::rankone_cli("model " + (s / "results").string());
+  CHECK(only.code == 0);
+  CHECK(fs::exists(s / "results" / "model" / "model.json"));
+  const auto both = test::rankone_cli("model " + (s / "results").string() + " --trial x --best samples");
+  CHECK(both.code == 2);
+  CHECK_THAT(both.text, Contains("--trial or --best"));
 
   const auto no_folder = test::rankone_cli("predict " + (s / "absent").string() + " " + csv.string());
   CHECK(no_folder.code == 2);

@@ -43,7 +43,7 @@ for kind in estimator sampler operator source metric; do
   quietly "$scratch/$name.conformance.log" "$rankone" test-plugin "$scratch/$name/build/lib$name.so"
   grep -q " 0 failed" "$scratch/$name.conformance.log" || fail "test-plugin on $name: $(tail -n 1 "$scratch/$name.conformance.log")"
   RANKONE_PLUGIN_PATH="$scratch/$name/build" quietly "$scratch/$name.run.log" \
-    "$rankone" run "$scratch/$name/$name.json" --out "$scratch/results-$name" --quiet --report
+    "$rankone" run "$scratch/$name/$name.json" --out "$scratch/results-$name" --report
   grep -q "0 failed or diverged" "$scratch/$name.run.log" || fail "the experiment of $name: $(cat "$scratch/$name.run.log")"
   [[ -s "$scratch/results-$name/report.html" ]] || fail "no report for $name"
   echo "new-plugin --kind $kind: built, tests and test-plugin pass, experiment ran"

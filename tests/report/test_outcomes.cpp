@@ -84,6 +84,13 @@ TEST_CASE("summarize: stalled trials are counted and are no success; a rank abov
   std::ostringstream csv;
   write_summary(rows, "csv", csv);
   CHECK_THAT(csv.str(), Contains("n,failed,stalled,mean"));
+  // Columns no row fills are left out (no flags here), unless every column is asked for.
+  std::ostringstream table, full;
+  write_summary(rows, "table", table);
+  write_summary(rows, "table", full, true);
+  CHECK(table.str().find("flags") == std::string::npos);
+  CHECK(full.str().find("flags") != std::string::npos);
+  CHECK_THAT(table.str(), Contains("metric") && Contains("mean") && Contains("success_rate"));
 
   const auto omc = compose_experiment(s.write("omc.json", R"({
     "name": "rank", "seed": 7, "repetitions": 2,

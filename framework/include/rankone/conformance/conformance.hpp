@@ -50,6 +50,12 @@ std::ostream& operator<<(std::ostream& out, const ConformanceReport& report);
 /// noiseless symmetric generalized-FM problem (d = 10, rank 2, w*, a 200-instance test set).
 Json default_example_data();
 
+/// The operator that serves `estimator`'s model, as its example data resolves it (e.g.
+/// `{"name": "symmetric_rank_one", "first_order": true}` for an FM, `{"name": "entry"}` for
+/// completion), or symmetric rank-one sensing without a linear term for an estimator shown on whole
+/// sensing matrices: what `rankone fit` and the Python package serve a user's data with.
+Json model_operator(const Registry& registry, const std::string& estimator);
+
 /// Told of each check as it begins and as it ends: what lets `rankone test-plugin`, which runs
 /// the checks in a child process, name the check a crash or a hang happened in.
 struct ConformanceObserver {

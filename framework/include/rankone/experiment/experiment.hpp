@@ -74,6 +74,13 @@ struct TrialSpec {
   MemoryBudget memory_budget;        ///< what it may hold; sources reading their shape check against it; not in the key
 };
 
+/// The seeds of a trial: its data's from the experiment seed, the data coordinates of its cell
+/// and the repetition (estimator sweeps stay paired); its estimator's from those and its label.
+struct TrialSeeds {
+  std::uint64_t data = 0, estimator = 0;
+};
+TrialSeeds trial_seeds(std::uint64_t experiment_seed, const Json& data_coordinates, int repetition, const std::string& label);
+
 /// A trial as JSON and back, e.g. to hand it to the process that runs it.
 Json trial_spec_to_json(const TrialSpec& t);
 TrialSpec trial_spec_from_json(const Json& j);

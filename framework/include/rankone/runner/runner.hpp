@@ -19,6 +19,10 @@ namespace rankone {
 /// Bad input (InputError) propagates. `heartbeat`, when given, is called with the iteration after
 /// the start and after every step (what a supervisor's stall watchdog listens to).
 TrialRecord run_trial(const TrialSpec& spec, const Registry& registry, const std::function<void(int)>& heartbeat = {});
+/// The same trial on a source the caller built (arrays in memory, the Python package's fits):
+/// `spec.data` only describes it, to the saved model; no memory budget is checked.
+TrialRecord run_trial(const TrialSpec& spec, const Registry& registry, std::unique_ptr<DataSource> source,
+                      const std::function<void(int)>& heartbeat = {});
 /// The record of a trial that has not run: its identity, configuration and code, no points, status
 /// `running` (for a supervisor to fill in when the trial's process dies).
 TrialRecord unfinished_record(const TrialSpec& spec);
@@ -35,6 +39,7 @@ struct RunOptions {
   std::filesystem::path out;  ///< output folder (holds results.sqlite)
   int jobs = 1;               ///< trials at once
   bool progress = false;      ///< live progress line on stderr
+  bool notes = true;          ///< each distinct note of the trials, once a study, on stderr
   std::string command;        ///< the command line, for provenance
   /// Stale trials (stored by code that has changed since) run again and replace the stored ones,
   /// unless kept; `rerun_all` runs every trial again.

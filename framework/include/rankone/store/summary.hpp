@@ -72,7 +72,9 @@ std::string value_text(const Json& value);
 /// Sweep coordinates as "path=value path=value" (value_text of each value).
 std::string coordinates_text(const Json& coordinates);
 
-/// Writes rows as an aligned table, CSV or JSON.
-void write_summary(const std::vector<SummaryRow>& rows, const std::string& format, std::ostream& out);
+/// Writes rows as an aligned table, CSV or JSON. Table and CSV leave out the columns that no row
+/// fills unless `all_columns` (a fixed set of columns for scripts); JSON leaves out empty fields.
+void write_summary(const std::vector<SummaryRow>& rows, const std::string& format, std::ostream& out,
+                   bool all_columns = false);
 
 }  // namespace rankone
