@@ -115,7 +115,9 @@ class RankOneRegressor(RegressorMixin, _RankOneEstimator):
     """Fits feature rows to numbers: ``fit(X, y)``, ``predict(X)``."""
 
     def fit(self, X, y):
-        X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float64, order="C", y_numeric=True)
+        # Non-finite values are found by the core as it copies each batch (ValueError): no pass of their own.
+        X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float64, order="C", y_numeric=True,
+                                   force_all_finite=False)
         values, indices, indptr, n, d = feature_arrays(X)
         y = np.ascontiguousarray(y, dtype=np.float64)
         self.model_ = self._fit(

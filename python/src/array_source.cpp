@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "rankone/core/errors.hpp"
+
 namespace rankone::python {
 
 namespace {
@@ -51,6 +53,25 @@ ProblemShape ArraySource::shape() const {
   return {features_->d, classes_ > 0 ? classes_ : features_->d, op_->symmetric()};
 }
 
+namespace {
+
+/// Non-finite input is the caller's error (a ValueError in Python), found as the batch is copied:
+/// no pass of its own over the arrays.
+void check_finite(const Batch& b, Index first) {
+  const bool left_ok = b.left.kind == DesignSide::Kind::sparse
+                           ? Eigen::Map<const Vector>(b.left.sparse.valuePtr(), b.left.sparse.nonZeros()).allFinite()
+                           : b.left.dense.allFinite();
+  if (left_ok && b.y.allFinite()) return;
+  const Index rows = b.left.count();
+  for (Index i = 0; i < rows; ++i) {
+    const bool row_ok = b.left.kind == DesignSide::Kind::sparse ? Vector(b.left.sparse.col(i)).allFinite() : b.left.dense.col(i).allFinite();
+    if (!row_ok) throw DataError("Input X contains NaN or infinity (row " + std::to_string(first + i) + ")");
+  }
+  throw DataError("Input y contains NaN or infinity (rows " + std::to_string(first) + " to " + std::to_string(first + rows - 1) + ")");
+}
+
+}  // namespace
+
 Batch ArraySource::produce(Index n) {
   const Index count = std::min(n, n_ - position_);
   Batch b;
@@ -62,6 +83,7 @@ Batch ArraySource::produce(Index n) {
                                                               Eigen::OuterStride<>(classes_))
               .transpose()
               .reshaped();
+    check_finite(b, position_);
     position_ += count;
     return b;
   }
@@ -72,7 +94,9 @@ Batch ArraySource::produce(Index n) {
   } else {
     b.left = feature_rows(*features_, position_, count);
     if (!op_->symmetric()) b.right = b.left;  // u = v = x, as a file source serves one feature vector
+    check_finite(b, position_);
   }
+  if (entries_ && !b.y.allFinite()) throw DataError("Input y contains NaN or infinity");
   position_ += count;
   return b;
 }

@@ -117,3 +117,15 @@ def test_isolated_fit_equals_the_in_process_fit(regression_data):
     here = rs.GfmOnePass(rank=2, random_state=9).fit(X, y).predict(X)
     apart = rs.GfmOnePass(rank=2, random_state=9, isolated=True).fit(X, y).predict(X)
     np.testing.assert_array_equal(apart, here)
+
+
+def test_non_finite_input_is_a_value_error_naming_the_row(regression_data):
+    X, y = regression_data
+    X = X.copy()
+    X[17, 3] = np.nan
+    with pytest.raises(ValueError, match=r"Input X contains NaN or infinity \(row 17\)"):
+        rs.GfmOnePass(rank=2).fit(X, y)
+    y = y.copy()
+    y[5] = np.inf
+    with pytest.raises(ValueError, match="Input y contains"):  # scikit-learn checks y itself
+        rs.GfmOnePass(rank=2).fit(regression_data[0], y)
