@@ -527,16 +527,17 @@ int cmd_describe(const Args& a) {
   const Registry registry = load_registry(nullptr);
   const Registration& r = registry.get(a.positional[0]);
   if (a.flags.count("--json")) {
-    std::cout << Json{{"kind", to_string(r.kind)}, {"name", r.name}, {"version", r.version}, {"summary", r.summary},
+    Json described = {{"kind", to_string(r.kind)}, {"name", r.name}, {"version", r.version}, {"summary", r.summary},
                       {"citation", r.citation}, {"doc_page", r.doc_page}, {"library", r.library},
-                      {"parameters", r.schema.to_json()}}
-                     .dump(2)
-              << "\n";
+                      {"parameters", r.schema.to_json()}};
+    if (r.kind == Kind::estimator) described["one_pass"] = r.one_pass;
+    std::cout << described.dump(2) << "\n";
     return 0;
   }
   std::cout << r.name << " (" << to_string(r.kind) << ", version " << r.version << ")\n  " << r.summary << "\n";
   if (!r.citation.empty()) std::cout << "  citation: " << r.citation << "\n";
   if (!r.doc_page.empty()) std::cout << "  documentation: " << r.doc_page << "\n";
+  if (r.one_pass) std::cout << "  one-pass: draws fresh batches and never revisits one (partial_fit in Python)\n";
   std::cout << "  library: " << r.library << "\n\nparameters:\n";
   if (r.schema.params().empty()) std::cout << "  (none)\n";
   for (const auto& p : r.schema.params()) {

@@ -72,6 +72,7 @@ Registration moment_elimination_registration() {
   Registration r;
   r.kind = Kind::estimator;
   r.name = "fm_moment_elimination";
+  r.one_pass = true;
   r.summary = "generalized FM y = x'w + x'Mx by alternating gradient descent with high-order moment elimination "
               "(needs tau-MIP data, tau > 0)";
   r.citation = std::string(kPaper) +
@@ -91,6 +92,7 @@ Registration ifm_registration() {
   Registration r;
   r.kind = Kind::estimator;
   r.name = "ifm";
+  r.one_pass = true;
   r.summary = "improved FM y = x'w + x'Mx, M = UV' - D(UV'), by alternating gradient descent on off-diagonal moments "
               "(learnable on any sub-gaussian data, tau = 0 included)";
   r.citation = std::string(kPaper) + ", Eq. (12) (iFM); algorithm: docs/papers/fm-subgaussian.md";
@@ -127,6 +129,7 @@ Registration ridge_registration() {
   Registration r;
   r.kind = Kind::estimator;
   r.name = "ridge";
+  r.one_pass = true;
   r.summary = "first-order linear regression with intercept and L2 penalty (exact, streamed sufficient statistics)";
   r.citation = "Hoerl & Kennard 1970; the Ridge baseline of " + std::string(kPaper) + ", Table 1";
   r.doc_page = "docs/plugins/ridge.md";

@@ -37,6 +37,7 @@ PluginDescriptor describe_gfm() {
   Registration r;
   r.kind = Kind::estimator;
   r.name = "gfm_one_pass";
+  r.one_pass = true;
   r.summary =
       "one-pass generalized FM / rank-one matrix sensing: a fresh batch per iteration, U ← QR(G U), V ← G U with "
       "G = M̂(residual) + M_t, w ← w + X r / n; spectral start";

@@ -24,6 +24,7 @@ PluginDescriptor describe_spectral() {
   Registration r;
   r.kind = Kind::estimator;
   r.name = "spectral";
+  r.one_pass = true;
   r.summary = "one-shot moment estimate: top-k eigen/singular pairs of scale·(𝒜'(y)/n − shift·mean(y)·I), and w = Σ y x / n";
   r.citation =
       "Lin & Ye 2016, A Non-convex One-Pass Framework for Generalized Factorization Machine and Rank-One Matrix "

@@ -8,7 +8,8 @@ default; a bad value raises ValueError with the schema's message when ``fit`` is
 
 Three kinds, by the operator that serves the plugin's model:
 
-- regressors (feature rows → a number; ``fit(X, y)``, dense numpy or scipy.sparse CSR),
+- regressors (feature rows → a number; ``fit(X, y)``, dense numpy or scipy.sparse CSR; the
+  one-pass ones also ``partial_fit``: successive calls are one stream of rows),
 - completion estimators (``fit(X, y)`` with X an (n, 2) array of (row, column) pairs),
 - one-bit multi-label estimators (``fit(X, Y)`` with Y an (n, n_labels) 0/1 or ±1 indicator).
 
@@ -23,6 +24,7 @@ import keyword
 import pathlib
 import subprocess
 import tempfile
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -115,6 +117,9 @@ class RankOneRegressor(RegressorMixin, _RankOneEstimator):
     """Fits feature rows to numbers: ``fit(X, y)``, ``predict(X)``."""
 
     def fit(self, X, y):
+        self.__dict__.pop("_stream", None)  # a fit starts over, whatever partial_fit was given
+        for flag in ("_stream_lost", "_stream_ended"):
+            self.__dict__.pop(flag, None)
         # Non-finite values are found by the core as it copies each batch (ValueError): no pass of their own.
         X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float64, order="C", y_numeric=True,
                                    force_all_finite=False)
@@ -130,6 +135,54 @@ class RankOneRegressor(RegressorMixin, _RankOneEstimator):
         check_is_fitted(self, "model_")
         X = self._validate_data(X, accept_sparse="csr", dtype=np.float64, order="C", reset=False)
         return self.model_.predict(X)
+
+
+class _PartialFit:
+    """partial_fit, for the regressors whose algorithm is one-pass (their registration says so).
+
+    The rows of successive calls are one stream: the estimator runs on a thread of its own and draws
+    its batches from the rows given so far, so the batches — and the model — are those of the rows'
+    concatenation whatever the calls' sizes. A call returns once the estimator waits for rows it
+    has not been given; ``model_`` is its current model (none until its start has had its first
+    batch: ``batch_size`` rows, 10 000 by default). The estimator's own rules end the fit
+    (``max_iterations``, ``tolerance``): rows given after that are not used, with a warning.
+    ``fit`` starts over.
+    """
+
+    def partial_fit(self, X, y):
+        stream = getattr(self, "_stream", None)
+        if getattr(self, "_stream_lost", False):
+            raise ValueError("this estimator was copied (pickled) in the middle of its partial_fit stream, which "
+                             "cannot be copied: fit it, or start a fresh one")
+        X, y = self._validate_data(X, y, reset=stream is None, accept_sparse="csr", dtype=np.float64, order="C",
+                                   y_numeric=True, force_all_finite=False)
+        values, indices, indptr, n, d = feature_arrays(X)
+        if stream is None:
+            if self.isolated:
+                raise ValueError("partial_fit runs in this process: isolated=True applies to fit only")
+            stream = self._stream = _rankone.Stream(json.dumps(self._reference()), self._seed(), d, indices is not None)
+            self._stream_sparse = indices is not None
+        elif (indices is not None) != self._stream_sparse:
+            raise ValueError("partial_fit: give X sparse in every call or dense in every call, as in the first")
+        fitted, status, message, iterations, waiting = stream.give(values, indices, indptr, n, d,
+                                                                   np.ascontiguousarray(y, dtype=np.float64))
+        if fitted is not None:
+            self.model_ = Model(fitted)
+        if status != "running":
+            if getattr(self, "_stream_ended", False):
+                warnings.warn(f"{type(self).__name__}: the fit has ended ({status}: {message}); the rows given "
+                              f"since are not used", RuntimeWarning, stacklevel=2)
+            self._stream_ended = True
+        elif fitted is None:
+            warnings.warn(f"{type(self).__name__}: no model yet: its start waits for {waiting} more rows "
+                          f"(batch_size)", RuntimeWarning, stacklevel=2)
+        return self
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        if state.pop("_stream", None) is not None:
+            state["_stream_lost"] = True
+        return state
 
 
 class RankOneCompletion(RegressorMixin, _RankOneEstimator):
@@ -206,6 +259,7 @@ def _python_name(name):
 
 def _make_class(plugin):
     base = _KINDS.get(plugin["operator"]["name"], RankOneRegressor)
+    bases = (_PartialFit, base) if base is RankOneRegressor and plugin["one_pass"] else (base,)
     parameters, defaults, docs = {}, {}, []
     for p in plugin["parameters"]:
         python_name = _python_name(p["name"])
@@ -238,7 +292,7 @@ def _make_class(plugin):
         [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d) for n, d in defaults.items()])
     doc = (f"{plugin['summary']}\n\nRankOne estimator plugin ``{plugin['name']}`` ({plugin['citation'] or 'no paper'}); "
            f"documentation: {plugin['doc_page']}.\n\nParameters\n----------\n" + "\n".join(docs))
-    return type(_camel(plugin["name"]), (base,), {"__init__": __init__, "__doc__": doc, "__module__": __name__,
+    return type(_camel(plugin["name"]), bases, {"__init__": __init__, "__doc__": doc, "__module__": __name__,
                                                    "_plugin": plugin, "_parameters": parameters})
 
 

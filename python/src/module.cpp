@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "array_source.hpp"
+#include "row_stream.hpp"
 #include "rankone/conformance/conformance.hpp"
 #include "rankone/core/errors.hpp"
 #include "rankone/experiment/experiment.hpp"
@@ -210,13 +211,42 @@ py::array_t<double> predict_entries(const Fitted& f, const Int32s& rows, const I
   });
 }
 
+/// partial_fit's stream: the estimator `estimator_json` on rows of `d` features, seeded as a fit is.
+std::unique_ptr<RowStream> open_stream(const std::string& estimator_json, std::uint64_t seed, std::int64_t d, bool sparse) {
+  const Json reference = validate_plugin_ref(Json::parse(estimator_json), Kind::estimator, ValidationContext(registry(), nullptr),
+                                             "/estimators/0");
+  const std::string name = reference.at("name").get<std::string>();
+  const Json op = model_operator(registry(), name);
+  const Json data = array_data(op, {{"name", "libsvm"}, {"design", sparse ? "sparse" : "dense"}, {"test_fraction", 0.0}});
+  const TrialSeeds seeds = trial_seeds(seed, Json::object(), 0, name);
+  return std::make_unique<RowStream>(registry().create<Estimator>(reference, Kind::estimator, "/estimators/0"),
+                                     make_operator(op), d, seeds.estimator, data, name);
+}
+
+py::tuple give_rows(RowStream& stream, const Doubles& values, const py::object& indices, const py::object& indptr,
+                    std::int64_t n, std::int64_t d, const Doubles& y) {
+  if (y.size() != n) throw ConfigError("expected y of n_samples values");
+  const FeatureArrays x = features(values, indices, indptr, n, d);
+  RowStream::State state;
+  {
+    py::gil_scoped_release unlocked;
+    state = stream.give(x, y.data());
+  }
+  py::object model = py::none();
+  if (state.model) model = py::cast(Fitted{std::move(*state.model), state.status, state.message, state.iterations, "{}", 0.0});
+  return py::make_tuple(model, state.status, state.message, state.iterations, state.rows_waited_for);
+}
+
 std::string plugins_json() {
   Json out = Json::array();
   for (const Registration* r : registry().all()) {
     Json j = {{"kind", to_string(r->kind)}, {"name", r->name},         {"version", r->version},
               {"summary", r->summary},      {"citation", r->citation}, {"doc_page", r->doc_page},
               {"library", r->library},      {"parameters", r->schema.to_json()}};
-    if (r->kind == Kind::estimator) j["operator"] = model_operator(registry(), r->name);
+    if (r->kind == Kind::estimator) {
+      j["operator"] = model_operator(registry(), r->name);
+      j["one_pass"] = r->one_pass;
+    }
     out.push_back(std::move(j));
   }
   return out.dump();
@@ -327,6 +357,9 @@ PYBIND11_MODULE(_rankone, m) {
       })
       .def("predict_features", &predict_features)
       .def("predict_entries", &predict_entries);
+  py::class_<RowStream>(m, "Stream")
+      .def(py::init(&open_stream))
+      .def("give", &give_rows);
   m.def("from_json", [](const std::string& text) {
     const Json j = Json::parse(text);
     return Fitted{SavedModel::from_json(j.at("model")), j.at("status"), j.at("message"), j.at("iterations"), j.at("diagnostics").dump()};

@@ -129,3 +129,50 @@ def test_non_finite_input_is_a_value_error_naming_the_row(regression_data):
     y[5] = np.inf
     with pytest.raises(ValueError, match="Input y contains"):  # scikit-learn checks y itself
         rs.GfmOnePass(rank=2).fit(regression_data[0], y)
+
+
+def planted_gfm(n, seed=7, d=10):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    U = rng.standard_normal((d, 2))
+    y = X @ rng.standard_normal(d) + np.einsum("ij,jk,ik->i", X, U @ np.diag([1.0, -0.7]) @ U.T, X)
+    return X, y
+
+
+def test_partial_fit_is_the_fit_of_the_rows_concatenation():
+    X, y = planted_gfm(6000)
+    settings = dict(rank=2, batch_size=1000, random_state=3)
+    whole = rs.GfmOnePass(**settings).partial_fit(X, y)
+    assert whole.model_.status == "running" and whole.model_.iterations == 5  # the start, then 5 of the 6 batches
+    chunks = rs.GfmOnePass(**settings)
+    for first in range(0, 6000, 1700):  # calls that cut across the batches
+        chunks.partial_fit(X[first:first + 1700], y[first:first + 1700])
+    np.testing.assert_array_equal(chunks.predict(X[:50]), whole.predict(X[:50]))
+    # The stream goes on: 4000 more rows are 4 more iterations, and the model improves.
+    X2, y2 = planted_gfm(4000, seed=8)
+    before = np.mean((whole.predict(X2) - y2) ** 2)
+    whole.partial_fit(X2, y2)
+    assert whole.model_.iterations == 9
+    assert np.mean((whole.predict(X2) - y2) ** 2) < before
+    # Only one-pass regressors have it; a fit starts over.
+    assert hasattr(rs.GfmOnePass, "partial_fit") and not hasattr(rs.Fm, "partial_fit")
+    refit = rs.GfmOnePass(**settings).fit(X, y)
+    assert not hasattr(refit, "_stream")
+
+
+def test_partial_fit_says_what_it_waits_for_and_when_it_has_ended():
+    X, y = planted_gfm(3000)
+    est = rs.GfmOnePass(rank=2, batch_size=1000, max_iterations=1, random_state=1)
+    with pytest.warns(RuntimeWarning, match="waits for 500 more rows"):
+        est.partial_fit(X[:500], y[:500])
+    assert not hasattr(est, "model_")
+    est.partial_fit(X[500:2000], y[500:2000])  # the start and its one iteration: the fit ends
+    assert est.model_.status == "max_iterations"
+    with pytest.warns(RuntimeWarning, match="the fit has ended"):
+        est.partial_fit(X[2000:], y[2000:])
+    with pytest.raises(ValueError, match="features"):
+        est.partial_fit(X[:, :5], y)
+    copy = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(copy.predict(X[:5]), est.predict(X[:5]))
+    with pytest.raises(ValueError, match="pickled"):
+        copy.partial_fit(X, y)

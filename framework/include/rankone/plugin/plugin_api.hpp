@@ -29,8 +29,10 @@
 
 namespace rankone {
 
-/// Bumped whenever an interface in framework/include/rankone/interfaces changes incompatibly.
-inline constexpr int kPluginApiVersion = 5;
+/// Bumped whenever an interface in framework/include/rankone/interfaces, or a structure a plugin
+/// fills (Registration, ParamSpec), changes incompatibly. 6: ParamSpec's conditional and nested
+/// defaults, Registration::one_pass.
+inline constexpr int kPluginApiVersion = 6;
 
 #define RANKONE_STRINGIFY_IMPL(x) #x
 #define RANKONE_STRINGIFY(x) RANKONE_STRINGIFY_IMPL(x)

@@ -55,6 +55,9 @@ struct Registration {
   /// Estimators that fit one fixed training set (FixedSampleEstimator): an experiment pairing one
   /// with an endless source is refused at validation, naming the estimator.
   bool needs_finite_data = false;
+  /// Estimators that draw fresh batches as they iterate and never revisit one (one-pass): the
+  /// Python package streams successive partial_fit rows to them (docs/python.md).
+  bool one_pass = false;
   /// Initializers: the start reads data through the estimator's reader (an estimator that holds its
   /// data once keeps a copy for it, and footprints count that copy).
   bool reads_data = true;
