@@ -21,6 +21,13 @@ quietly() {
 quietly "$scratch/install.log" cmake --install "$build_dir" --prefix "$scratch/prefix"
 rankone="$scratch/prefix/bin/rankone"
 package="$scratch/prefix/lib/cmake/RankOne"
+# The Python package, installed beside the CLI (when the build has it): it imports and finds its CLI.
+python_site=""
+if [[ -d "$build_dir/python/rankone" ]]; then
+  python_site=$(echo "$scratch"/prefix/lib/python3*/dist-packages)
+  PYTHONPATH="$python_site" quietly "$scratch/python.log" env -u RANKONE_BIN /usr/bin/python3 -c "import rankone, rankone.sklearn
+assert rankone.study.cli() == '$rankone', rankone.study.cli()"
+fi
 for internal in runner store report experiment; do
   [[ ! -e "$scratch/prefix/include/rankone/$internal" ]] || fail "internal headers installed: include/rankone/$internal"
 done
@@ -46,6 +53,14 @@ for kind in estimator sampler operator source metric; do
     "$rankone" run "$scratch/$name/$name.json" --out "$scratch/results-$name" --report
   grep -q "0 failed or diverged" "$scratch/$name.run.log" || fail "the experiment of $name: $(cat "$scratch/$name.run.log")"
   [[ -s "$scratch/results-$name/report.html" ]] || fail "no report for $name"
+  # The installed Python package offers an out-of-tree estimator as a scikit-learn class, and fits it.
+  if [[ $kind == estimator && -n "$python_site" ]]; then
+    RANKONE_PLUGIN_PATH="$scratch/$name/build" PYTHONPATH="$python_site" quietly "$scratch/$name.python.log" env -u RANKONE_BIN \
+      /usr/bin/python3 -c "import numpy as np, rankone.sklearn as rs
+X = np.random.default_rng(0).standard_normal((2000, 6)); y = X.sum(axis=1)
+model = rs.MyEstimator(random_state=1).fit(X, y)
+assert rs.make('my_estimator').get_params()['random_state'] is None and np.all(np.isfinite(model.predict(X)))"
+  fi
   echo "new-plugin --kind $kind: built, tests and test-plugin pass, experiment ran"
 done
 
