@@ -669,6 +669,18 @@ int cmd_export(const Args& a) {
   return damage_report(store);
 }
 
+/// Each metric's final value in a trial: the point of its last iteration.
+std::map<std::string, double> final_values(const TrialRecord& t) {
+  std::map<std::string, std::pair<int, double>> last;
+  for (const auto& p : t.points) {
+    auto [it, added] = last.try_emplace(p.metric, p.iteration, p.value);
+    if (!added && p.iteration >= it->second.first) it->second = {p.iteration, p.value};
+  }
+  std::map<std::string, double> out;
+  for (const auto& [metric, point] : last) out[metric] = point.second;
+  return out;
+}
+
 /// The trial whose model `rankone model DIR` writes: --trial's, the folder's only trial, or with
 /// --best M the one with the lowest final M (--highest: the highest, for a score such as auc).
 std::string chosen_trial(const Args& a, const fs::path& dir) {
@@ -691,13 +703,12 @@ std::string chosen_trial(const Args& a, const fs::path& dir) {
   double best_value = 0.0;
   for (const auto& t : trials) {
     if (t.status == "failed" || t.status == "diverged") continue;
-    const Point* last = nullptr;  // the final value: the point of the last iteration
-    for (const auto& p : t.points)
-      if (p.metric == metric && (!last || p.iteration >= last->iteration)) last = &p;
-    if (!last || !std::isfinite(last->value)) continue;
-    if (!best || (highest ? last->value > best_value : last->value < best_value)) {
+    const auto finals = final_values(t);
+    const auto final = finals.find(metric);
+    if (final == finals.end() || !std::isfinite(final->second)) continue;
+    if (!best || (highest ? final->second > best_value : final->second < best_value)) {
       best = &t;
-      best_value = last->value;
+      best_value = final->second;
     }
   }
   if (!best)
@@ -765,13 +776,10 @@ int cmd_fit(const Args& a, const std::string& cmdline) {
   const ResultsStore store(out, ResultsStore::Access::read_only);
   for (const auto& t : store.trials(/*with_points=*/true)) {
     if (t.key != key) continue;
-    std::map<std::string, const Point*> last;  // each metric's final value
-    for (const auto& p : t.points)
-      if (!last.count(p.metric) || p.iteration >= last[p.metric]->iteration) last[p.metric] = &p;
     for (const auto& n : t.diagnostics.value("notes", Json::array())) std::cout << "note: " << n.get<std::string>() << "\n";
     std::cout << estimator << ": " << t.status << " after " << t.iterations << " iterations"
               << (t.message.empty() ? "" : " (" + t.message + ")") << "\n";
-    for (const auto& [metric, p] : last) std::cout << "  " << std::left << std::setw(20) << metric << p->value << "\n";
+    for (const auto& [metric, value] : final_values(t)) std::cout << "  " << std::left << std::setw(20) << metric << value << "\n";
   }
   std::cout << "results: " << ResultsStore::database_path(out).string() << "\nexperiment: " << file.string()
             << "\nmodel: " << (out / "model").string() << "\n";

@@ -53,10 +53,6 @@ ProblemShape ArraySource::shape() const {
   return {features_->d, classes_ > 0 ? classes_ : features_->d, op_->symmetric()};
 }
 
-namespace {
-
-/// Non-finite input is the caller's error (a ValueError in Python), found as the batch is copied:
-/// no pass of its own over the arrays.
 void check_finite(const Batch& b, Index first) {
   const bool left_ok = b.left.kind == DesignSide::Kind::sparse
                            ? Eigen::Map<const Vector>(b.left.sparse.valuePtr(), b.left.sparse.nonZeros()).allFinite()
@@ -69,8 +65,6 @@ void check_finite(const Batch& b, Index first) {
   }
   throw DataError("Input y contains NaN or infinity (rows " + std::to_string(first) + " to " + std::to_string(first + rows - 1) + ")");
 }
-
-}  // namespace
 
 Batch ArraySource::produce(Index n) {
   const Index count = std::min(n, n_ - position_);

@@ -30,6 +30,10 @@ struct EntryArrays {
   const std::int32_t* cols = nullptr;
 };
 
+/// Non-finite input is the caller's error (DataError: a ValueError in Python), found in a batch of
+/// feature rows as it is copied, with no pass of its own over the arrays; `first` numbers its rows.
+void check_finite(const Batch& b, Index first);
+
 /// The designs of feature rows [first, first + count) as a batch side (dense or sparse).
 DesignSide feature_rows(const FeatureArrays& x, std::int64_t first, std::int64_t count);
 

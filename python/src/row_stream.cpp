@@ -2,8 +2,6 @@
 
 #include <stdexcept>
 
-#include "rankone/core/errors.hpp"
-
 namespace rankone::python {
 
 namespace {
@@ -107,10 +105,7 @@ RowStream::State RowStream::give(const FeatureArrays& x, const double* y) {
   chunk.left = feature_rows(x, 0, x.n);
   if (!queue_->sensing_operator().symmetric()) chunk.right = chunk.left;
   chunk.y = Eigen::Map<const Vector>(y, x.n);
-  if (!chunk.y.allFinite() || !(chunk.left.kind == DesignSide::Kind::sparse
-                                    ? Eigen::Map<const Vector>(chunk.left.sparse.valuePtr(), chunk.left.sparse.nonZeros()).allFinite()
-                                    : chunk.left.dense.allFinite()))
-    throw DataError("Input X or y contains NaN or infinity");
+  check_finite(chunk, 0);
   std::unique_lock lock(queue_->mutex);
   if (!queue_->ended && x.n > 0) {
     queue_->given.push_back(std::move(chunk));
