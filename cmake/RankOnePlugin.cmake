@@ -6,6 +6,7 @@ function(rankone_add_plugin name)
   add_library(${name} MODULE ${ARGN})
   if(TARGET rankone_core)
     target_link_libraries(${name} PRIVATE rankone_core)
+    rankone_use_precompiled(${name})  # in the tree: the parsed headers
   else()
     target_link_libraries(${name} PRIVATE RankOne::core)
   endif()

@@ -7,16 +7,14 @@
 
 namespace rankone::fm_baselines {
 
-using Options = FmMcmcOptions;
-
-const OptionsTable<Options>& Options::table() {
-  static const OptionsTable<Options> t = [] {
-    OptionsTable<Options> t;
+const OptionsTable<FmMcmcOptions>& FmMcmcOptions::table() {
+  static const OptionsTable<FmMcmcOptions> t = [] {
+    OptionsTable<FmMcmcOptions> t;
     Schema& s = t.schema();
-    t.bind(&Options::rank, s.integer("rank", 8, "number of factors k (libFM's default dim 1,1,8)").at_least(1));
+    t.bind(&FmMcmcOptions::rank, s.integer("rank", 8, "number of factors k (libFM's default dim 1,1,8)").at_least(1));
     s.retired("init_std", "the start is the component `init` now (M0 = L L', V = √2 L): write \"init\": {\"name\": "
                           "\"random_init\", \"std\": s}; libFM's init_stdev s is std s/√2");
-    t.bind(&Options::burn_in, s.integer("burn_in", 0, "sweeps left out of the posterior mean (libFM averages every "
+    t.bind(&FmMcmcOptions::burn_in, s.integer("burn_in", 0, "sweeps left out of the posterior mean (libFM averages every "
                                                       "sample: 0)")
                                   .at_least(0)
                                   .at_most(kMaxCount));
@@ -30,7 +28,7 @@ const OptionsTable<Options>& Options::table() {
   return t;
 }
 
-FmMcmc::FmMcmc(Options options) : FixedSampleEstimator(options), options_(std::move(options)) {}
+FmMcmc::FmMcmc(FmMcmcOptions options) : FixedSampleEstimator(options), options_(std::move(options)) {}
 
 void FmMcmc::start(DataSource& data, Rng& rng) {
   sampler_.reset();

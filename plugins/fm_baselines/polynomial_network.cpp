@@ -6,19 +6,17 @@
 
 namespace rankone::fm_baselines {
 
-using Options = PolynomialNetworkOptions;
-
-const OptionsTable<Options>& Options::table() {
-  static const OptionsTable<Options> t = [] {
-    OptionsTable<Options> t;
+const OptionsTable<PolynomialNetworkOptions>& PolynomialNetworkOptions::table() {
+  static const OptionsTable<PolynomialNetworkOptions> t = [] {
+    OptionsTable<PolynomialNetworkOptions> t;
     Schema& s = t.schema();
-    t.bind(&Options::rank, s.integer("rank", 2, "number of components k of M = sym(P Q') (polylearn's n_components)").at_least(1));
-    t.bind(&Options::reg_v, s.number("reg_v", 0.0, "penalty ½ reg_v (‖P‖² + ‖Q‖²) beside the mean squared loss (polylearn's "
+    t.bind(&PolynomialNetworkOptions::rank, s.integer("rank", 2, "number of components k of M = sym(P Q') (polylearn's n_components)").at_least(1));
+    t.bind(&PolynomialNetworkOptions::reg_v, s.number("reg_v", 0.0, "penalty ½ reg_v (‖P‖² + ‖Q‖²) beside the mean squared loss (polylearn's "
                                                    "beta on its summed loss is n · reg_v)")
                                 .at_least(0.0));
     s.retired("init_std", "the start is the component `init` now (P, Q = the start's two factors): write \"init\": "
                           "{\"name\": \"random_init\", \"std\": s} (polylearn: s = 0.01)");
-    t.bind(&Options::fit_lower, s.boolean("fit_lower", true, "fit w and b through a constant feature (polylearn's "
+    t.bind(&PolynomialNetworkOptions::fit_lower, s.boolean("fit_lower", true, "fit w and b through a constant feature (polylearn's "
                                                              "fit_lower = 'augment'); off: ŷ = x'Mx alone"));
     bind_fixed_sample_settings(t, 1000, "one coordinate-descent epoch over P and Q each", 1e-6,
                                "converged when ‖A_{t+1} − A_t‖_F / ‖A_t‖_F of A = sym(P Q') (M, w/2 and b in one "
@@ -28,7 +26,7 @@ const OptionsTable<Options>& Options::table() {
   return t;
 }
 
-PolynomialNetwork::PolynomialNetwork(Options options) : FixedSampleEstimator(options), options_(std::move(options)) {}
+PolynomialNetwork::PolynomialNetwork(PolynomialNetworkOptions options) : FixedSampleEstimator(options), options_(std::move(options)) {}
 
 void PolynomialNetwork::start(DataSource& data, Rng& rng) {
   solver_.reset();

@@ -21,7 +21,7 @@ class Seconds final : public Metric {
 };
 
 template <class M>
-Registration registration(std::string name, std::string summary) {
+Registration budget_registration(std::string name, std::string summary) {
   Registration r;
   r.kind = Kind::metric;
   r.name = std::move(name);
@@ -35,8 +35,8 @@ Registration registration(std::string name, std::string summary) {
 
 std::vector<Registration> budget_metric_registrations() {
   std::vector<Registration> out;
-  out.push_back(registration<Samples>("samples", "measurements consumed by the estimator so far"));
-  out.push_back(registration<Seconds>("seconds", "estimator wall time so far (metric time excluded)"));
+  out.push_back(budget_registration<Samples>("samples", "measurements consumed by the estimator so far"));
+  out.push_back(budget_registration<Seconds>("seconds", "estimator wall time so far (metric time excluded)"));
   return out;
 }
 

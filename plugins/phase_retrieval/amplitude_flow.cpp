@@ -4,27 +4,25 @@
 
 namespace rankone::phase_retrieval {
 
-using Options = AmplitudeFlowOptions;
-
 namespace {
 constexpr double kGamma = 0.7, kBeta = 10.0;
 }  // namespace
 
-const OptionsTable<Options>& Options::table() {
-  static const OptionsTable<Options> t = [] {
-    OptionsTable<Options> t;
+const OptionsTable<AmplitudeFlowOptions>& AmplitudeFlowOptions::table() {
+  static const OptionsTable<AmplitudeFlowOptions> t = [] {
+    OptionsTable<AmplitudeFlowOptions> t;
     Schema& s = t.schema();
-    t.bind_choice(&Options::variant,
+    t.bind_choice(&AmplitudeFlowOptions::variant,
                   s.choice("variant", "af", {"af", "taf", "raf"},
                            "af: amplitude flow on (1/2m) Σ (|a_i'z| − √y_i)²; taf: truncated, measurements with "
                            "|a_i'z| < √y_i/(1 + γ) left out; raf: reweighted, each by |a_i'z|/(|a_i'z| + β √y_i)"),
                   {{"af", Variant::af}, {"taf", Variant::taf}, {"raf", Variant::raf}});
-    t.bind(&Options::step_size,
+    t.bind(&AmplitudeFlowOptions::step_size,
            s.number("step_size", std::nullopt, "μ, the constant step; unset: 0.8 (af), 0.6 (taf), 2 (raf)")
                .above(0.0)
                .make_nullable());
-    t.bind(&Options::gamma, s.number("gamma", std::nullopt, "taf: keeps |a_i'z| ≥ √y_i/(1 + γ); unset: 0.7").above(0.0).make_nullable());
-    t.bind(&Options::beta, s.number("beta", std::nullopt, "raf: weights |a_i'z|/(|a_i'z| + β √y_i); unset: 10").at_least(0.0).make_nullable());
+    t.bind(&AmplitudeFlowOptions::gamma, s.number("gamma", std::nullopt, "taf: keeps |a_i'z| ≥ √y_i/(1 + γ); unset: 0.7").above(0.0).make_nullable());
+    t.bind(&AmplitudeFlowOptions::beta, s.number("beta", std::nullopt, "raf: weights |a_i'z|/(|a_i'z| + β √y_i); unset: 10").at_least(0.0).make_nullable());
     s.only_with("gamma", "variant", "taf");
     s.only_with("beta", "variant", "raf");
     bind_fixed_sample_settings(t, 1000, "one gradient step each");
@@ -33,7 +31,7 @@ const OptionsTable<Options>& Options::table() {
   return t;
 }
 
-double Options::mu() const {
+double AmplitudeFlowOptions::mu() const {
   if (step_size) return *step_size;
   switch (variant) {
     case Variant::af: return 0.8;
@@ -43,7 +41,7 @@ double Options::mu() const {
   return 0.8;
 }
 
-AmplitudeFlow::AmplitudeFlow(Options options) : GradientFlow(options, "amplitude_flow"), options_(std::move(options)) {}
+AmplitudeFlow::AmplitudeFlow(AmplitudeFlowOptions options) : GradientFlow(options, "amplitude_flow"), options_(std::move(options)) {}
 
 Vector AmplitudeFlow::weights(const Iterate& it) const {
   const Index m = it.u.size();
@@ -53,9 +51,9 @@ Vector AmplitudeFlow::weights(const Iterate& it) const {
     const double u = it.u(i), a = std::abs(u), psi = it.psi(i);
     const double g = u - psi * sign_of(u);  // d/du_i of ½ (|u_i| − ψ_i)²
     switch (options_.variant) {
-      case Options::Variant::af: h(i) = g; break;
-      case Options::Variant::taf: h(i) = a >= psi / (1.0 + gamma) ? g : 0.0; break;
-      case Options::Variant::raf: {
+      case AmplitudeFlowOptions::Variant::af: h(i) = g; break;
+      case AmplitudeFlowOptions::Variant::taf: h(i) = a >= psi / (1.0 + gamma) ? g : 0.0; break;
+      case AmplitudeFlowOptions::Variant::raf: {
         // 1/(1 + β ψ_i/|u_i|), written to stay finite at u_i = 0
         const double denominator = a + beta * psi;
         h(i) = denominator > 0.0 ? g * (a / denominator) : 0.0;

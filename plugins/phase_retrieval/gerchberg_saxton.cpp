@@ -4,18 +4,16 @@
 
 namespace rankone::phase_retrieval {
 
-using Options = GerchbergSaxtonOptions;
-
-const OptionsTable<Options>& Options::table() {
-  static const OptionsTable<Options> t = [] {
-    OptionsTable<Options> t;
+const OptionsTable<GerchbergSaxtonOptions>& GerchbergSaxtonOptions::table() {
+  static const OptionsTable<GerchbergSaxtonOptions> t = [] {
+    OptionsTable<GerchbergSaxtonOptions> t;
     bind_fixed_sample_settings(t, 1000, "one projection each");
     return t;
   }();
   return t;
 }
 
-GerchbergSaxton::GerchbergSaxton(Options options) : GradientFlow(options, "gerchberg_saxton") {}
+GerchbergSaxton::GerchbergSaxton(GerchbergSaxtonOptions options) : GradientFlow(options, "gerchberg_saxton") {}
 
 bool GerchbergSaxton::prepare(const Batch& training, Rng&, std::string& why) {
   const Index d = training.left.dim;

@@ -7,25 +7,23 @@
 
 namespace rankone::phase_retrieval {
 
-using Options = PhaseMaxOptions;
-
-const OptionsTable<Options>& Options::table() {
-  static const OptionsTable<Options> t = [] {
-    OptionsTable<Options> t;
+const OptionsTable<PhaseMaxOptions>& PhaseMaxOptions::table() {
+  static const OptionsTable<PhaseMaxOptions> t = [] {
+    OptionsTable<PhaseMaxOptions> t;
     Schema& s = t.schema();
-    t.bind(&Options::penalty, s.number("penalty", 1.0, "ρ of the first stage (relative to the RMS amplitude)").above(0.0));
-    t.bind(&Options::penalty_growth, s.number("penalty_growth", 10.0, "ρ's factor from a stage to the next").above(1.0));
-    t.bind(&Options::stages, s.integer("stages", 8, "values of ρ: the last is penalty · penalty_growth^(stages − 1)")
+    t.bind(&PhaseMaxOptions::penalty, s.number("penalty", 1.0, "ρ of the first stage (relative to the RMS amplitude)").above(0.0));
+    t.bind(&PhaseMaxOptions::penalty_growth, s.number("penalty_growth", 10.0, "ρ's factor from a stage to the next").above(1.0));
+    t.bind(&PhaseMaxOptions::stages, s.integer("stages", 8, "values of ρ: the last is penalty · penalty_growth^(stages − 1)")
                                  .at_least(1)
                                  .at_most(kMaxCount));
-    t.bind(&Options::stage_iterations,
+    t.bind(&PhaseMaxOptions::stage_iterations,
            s.integer("stage_iterations", 500,
                      "steps allowed at each ρ but the last round's last (which max_iterations bounds)")
                .at_least(1)
                .at_most(kMaxCount));
-    t.bind(&Options::stage_tolerance,
+    t.bind(&PhaseMaxOptions::stage_tolerance,
            s.number("stage_tolerance", 1e-10, "a stage but the last round's last ends when ‖x⁺ − x‖/‖x⁺‖ falls below this").at_least(0.0));
-    t.bind(&Options::rounds, s.integer("rounds", 1,
+    t.bind(&PhaseMaxOptions::rounds, s.integer("rounds", 1,
                                        "PhaseLamp's iteration: each round but the last runs every stage on the stage "
                                        "rule, and the next round solves PhaseMax anew anchored at its solution; 1 is "
                                        "PhaseMax (max_iterations counts the steps of every round)")
@@ -45,7 +43,7 @@ const OptionsTable<Options>& Options::table() {
   return t;
 }
 
-PhaseMax::PhaseMax(Options options) : PhaseFlow(options, "phasemax"), options_(std::move(options)) {}
+PhaseMax::PhaseMax(PhaseMaxOptions options) : PhaseFlow(options, "phasemax"), options_(std::move(options)) {}
 
 bool PhaseMax::prepare(const Batch& training, Rng& rng, std::string& why) {
   const double m = static_cast<double>(training.instances());

@@ -5,8 +5,6 @@
 
 namespace rankone::phase_retrieval {
 
-using Options = WirtingerFlowOptions;
-
 namespace {
 constexpr double kTau0 = 330.0, kAlphaUb = 5.0, kEta = 0.9;
 // Chen & Candès's truncation constants, the second pair for the line search
@@ -18,11 +16,11 @@ double unset_alpha_h(bool searches) { return searches ? kAlphaHSearch : kAlphaH;
 bool searches(const Params& p) { return p.string("line_search") == "backtracking"; }
 }  // namespace
 
-const OptionsTable<Options>& Options::table() {
-  static const OptionsTable<Options> t = [] {
-    OptionsTable<Options> t;
+const OptionsTable<WirtingerFlowOptions>& WirtingerFlowOptions::table() {
+  static const OptionsTable<WirtingerFlowOptions> t = [] {
+    OptionsTable<WirtingerFlowOptions> t;
     Schema& s = t.schema();
-    t.bind_choice(&Options::variant,
+    t.bind_choice(&WirtingerFlowOptions::variant,
                   s.choice("variant", "wf", {"wf", "twf", "rwf"},
                            "wf: Wirtinger flow on (1/4m) Σ ((a_i'z)² − y_i)² with the step schedule "
                            "min(1 − e^(−t/τ0), μ)/‖z_0‖²; twf: truncated Wirtinger flow on the Poisson loss, "
@@ -30,29 +28,29 @@ const OptionsTable<Options>& Options::table() {
                            "rwf: reweighted Wirtinger flow, each measurement of wf's loss weighted by "
                            "1/(|(a_i'z)² − y_i| + η) at the current z, on wf's schedule"),
                   {{"wf", Variant::wf}, {"twf", Variant::twf}, {"rwf", Variant::rwf}});
-    t.bind_choice(&Options::line_search,
+    t.bind_choice(&WirtingerFlowOptions::line_search,
                   s.choice("line_search", "none", {"none", "backtracking"},
                            "none: the variant's step schedule; backtracking: a Barzilai–Borwein trial step shrunk "
                            "by 0.2 until it decreases the loss by 0.1 τ ‖∇f‖² (Armijo), PhasePack's search"),
                   {{"none", LineSearch::none}, {"backtracking", LineSearch::backtracking}});
-    t.bind(&Options::step_size,
+    t.bind(&WirtingerFlowOptions::step_size,
            s.number("step_size", 0.2,
                     "μ: wf's and rwf's largest step (of min(1 − e^(−t/τ0), μ)/‖z_0‖²), twf's constant step; with "
                     "the line search, the first trial step (μ/‖z_0‖², twf μ)")
                .above(0.0));
-    t.bind(&Options::tau0,
+    t.bind(&WirtingerFlowOptions::tau0,
            s.number("tau0", std::nullopt, "wf, rwf: the schedule's time constant τ0; unset: 330").above(0.0).make_nullable());
-    t.bind(&Options::alpha_lb, s.number("alpha_lb", std::nullopt, "twf: keeps |a_i'z| ≥ α_lb ‖z‖; unset: 0.3, with the "
+    t.bind(&WirtingerFlowOptions::alpha_lb, s.number("alpha_lb", std::nullopt, "twf: keeps |a_i'z| ≥ α_lb ‖z‖; unset: 0.3, with the "
                                                                   "line search 0.1")
                                    .at_least(0.0)
                                    .make_nullable());
-    t.bind(&Options::alpha_ub, s.number("alpha_ub", std::nullopt, "twf: keeps |a_i'z| ≤ α_ub ‖z‖; unset: 5").above(0.0).make_nullable());
-    t.bind(&Options::alpha_h, s.number("alpha_h", std::nullopt,
+    t.bind(&WirtingerFlowOptions::alpha_ub, s.number("alpha_ub", std::nullopt, "twf: keeps |a_i'z| ≤ α_ub ‖z‖; unset: 5").above(0.0).make_nullable());
+    t.bind(&WirtingerFlowOptions::alpha_h, s.number("alpha_h", std::nullopt,
                                        "twf: keeps |y_i − (a_i'z)²| ≤ α_h K |a_i'z|/‖z‖, K the mean |residual|; "
                                        "unset: 5, with the line search 6")
                                   .above(0.0)
                                   .make_nullable());
-    t.bind(&Options::eta, s.number("eta", std::nullopt, "rwf: η of the weights 1/(|(a_i'z)² − y_i| + η), in the "
+    t.bind(&WirtingerFlowOptions::eta, s.number("eta", std::nullopt, "rwf: η of the weights 1/(|(a_i'z)² − y_i| + η), in the "
                                                         "responses' units; unset: 0.9")
                               .above(0.0)
                               .make_nullable());
@@ -71,12 +69,12 @@ const OptionsTable<Options>& Options::table() {
   return t;
 }
 
-WirtingerFlow::WirtingerFlow(Options options)
-    : GradientFlow(options, "wirtinger_flow", options.line_search == Options::LineSearch::backtracking),
+WirtingerFlow::WirtingerFlow(WirtingerFlowOptions options)
+    : GradientFlow(options, "wirtinger_flow", options.line_search == WirtingerFlowOptions::LineSearch::backtracking),
       options_(std::move(options)) {}
 
 Vector WirtingerFlow::kept(const Iterate& it) const {
-  const bool search = options_.line_search == Options::LineSearch::backtracking;
+  const bool search = options_.line_search == WirtingerFlowOptions::LineSearch::backtracking;
   const double lb = options_.alpha_lb.value_or(unset_alpha_lb(search)) * it.z_norm;
   const double ub = options_.alpha_ub.value_or(kAlphaUb) * it.z_norm;
   const Index m = it.u.size();
@@ -101,18 +99,18 @@ Vector WirtingerFlow::weights(const Iterate& it) const {
   const Index m = it.u.size();
   Vector h(m);
   switch (options_.variant) {
-    case Options::Variant::wf:
+    case WirtingerFlowOptions::Variant::wf:
       // d/du_i of ¼ (u_i² − y_i)²
       for (Index i = 0; i < m; ++i) h(i) = (it.u(i) * it.u(i) - it.y(i)) * it.u(i);
       return h;
-    case Options::Variant::rwf: {
+    case WirtingerFlowOptions::Variant::rwf: {
       // wf's derivative, each weighted by m w_i / Σ w (weights of mean one: wf's step scale carries over)
       const Vector w = reweights(it);
       const double scale = static_cast<double>(m) / w.sum();
       for (Index i = 0; i < m; ++i) h(i) = scale * w(i) * (it.u(i) * it.u(i) - it.y(i)) * it.u(i);
       return h;
     }
-    case Options::Variant::twf: {
+    case WirtingerFlowOptions::Variant::twf: {
       // Poisson loss u_i² − y_i log u_i², derivative 2 (u_i² − y_i)/u_i, on the kept measurements only.
       const Vector keep = kept(it);
       for (Index i = 0; i < m; ++i) h(i) = keep(i) != 0.0 ? 2.0 * (it.u(i) * it.u(i) - it.y(i)) / it.u(i) : 0.0;
@@ -127,15 +125,15 @@ double WirtingerFlow::search_loss(const Iterate& at, const Vector& u) const {
   const Vector& y = at.y;
   double f = 0.0;
   switch (options_.variant) {
-    case Options::Variant::wf:
+    case WirtingerFlowOptions::Variant::wf:
       for (Index i = 0; i < m; ++i) f += (u(i) * u(i) - y(i)) * (u(i) * u(i) - y(i));
       return f / (4.0 * static_cast<double>(m));
-    case Options::Variant::rwf: {
+    case WirtingerFlowOptions::Variant::rwf: {
       const Vector w = reweights(at);
       for (Index i = 0; i < m; ++i) f += w(i) * (u(i) * u(i) - y(i)) * (u(i) * u(i) - y(i));
       return f / (4.0 * w.sum());
     }
-    case Options::Variant::twf: {
+    case WirtingerFlowOptions::Variant::twf: {
       const Vector keep = kept(at);
       for (Index i = 0; i < m; ++i) {
         if (keep(i) == 0.0) continue;
@@ -151,13 +149,13 @@ double WirtingerFlow::search_loss(const Iterate& at, const Vector& u) const {
 }
 
 double WirtingerFlow::step_size(int t) const {
-  if (options_.variant == Options::Variant::twf) return options_.step_size;
+  if (options_.variant == WirtingerFlowOptions::Variant::twf) return options_.step_size;
   const double tau0 = options_.tau0.value_or(kTau0);
   return std::min(1.0 - std::exp(-static_cast<double>(t) / tau0), options_.step_size) / start_norm_squared();
 }
 
 double WirtingerFlow::first_trial_step() const {
-  return options_.variant == Options::Variant::twf ? options_.step_size : options_.step_size / start_norm_squared();
+  return options_.variant == WirtingerFlowOptions::Variant::twf ? options_.step_size : options_.step_size / start_norm_squared();
 }
 
 }  // namespace rankone::phase_retrieval

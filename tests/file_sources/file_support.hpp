@@ -5,7 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -44,6 +46,21 @@ inline Batch whole_pass(DataSource& s, Index batch = 7) {
   Batch out;
   for (Batch b = s.next(batch); !b.empty(); b = s.next(batch)) out.append(b);
   return out;
+}
+
+/// The ids of a batch whose responses are row ids (the files of these tests number their rows).
+inline std::set<int> ids(const Batch& b) {
+  std::set<int> out;
+  for (Index i = 0; i < b.instances(); ++i) out.insert(static_cast<int>(b.y(i)));
+  return out;
+}
+
+/// An IDX file: magic 00 00 TYPE NDIMS, big-endian sizes, payload.
+inline std::string idx_file(std::uint8_t type, std::vector<std::uint32_t> dims, const std::string& payload) {
+  std::string out{'\0', '\0', static_cast<char>(type), static_cast<char>(dims.size())};
+  for (std::uint32_t d : dims)
+    for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((d >> shift) & 0xFF);
+  return out + payload;
 }
 
 }  // namespace rankone::test

@@ -12,6 +12,7 @@ using namespace rankone;
 using Catch::Contains;
 using test::open_source;
 using test::Scratch;
+using test::ids;
 
 namespace {
 
@@ -21,12 +22,6 @@ std::string numbered_csv(const Scratch& dir, int records) {
   for (int i = 0; i < records; ++i)
     text += std::to_string(i % 7) + "," + std::to_string((i * 13) % 5) + "," + std::to_string(i) + "\n";
   return dir.write("numbered.csv", text);
-}
-
-std::set<int> ids(const Batch& b) {
-  std::set<int> out;
-  for (Index i = 0; i < b.instances(); ++i) out.insert(static_cast<int>(b.y(i)));
-  return out;
 }
 
 Json fold_params(const std::string& file, int test_fold) {

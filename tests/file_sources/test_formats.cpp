@@ -17,17 +17,9 @@
 using namespace rankone;
 using test::open_source;
 using test::Scratch;
+using test::idx_file;
 
 namespace {
-
-/// An IDX file: header then big-endian payload.
-std::string idx_file(std::uint8_t type, std::vector<std::uint32_t> dims, const std::string& payload) {
-  std::string out{'\0', '\0', static_cast<char>(type), static_cast<char>(dims.size())};
-  for (std::uint32_t d : dims) {
-    for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((d >> shift) & 0xFF);
-  }
-  return out + payload;
-}
 
 }  // namespace
 

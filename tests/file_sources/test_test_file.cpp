@@ -13,6 +13,8 @@ using namespace rankone;
 using Catch::Contains;
 using test::open_source;
 using test::Scratch;
+using test::ids;
+using test::idx_file;
 
 namespace {
 
@@ -26,24 +28,10 @@ std::string numbered_csv(const Scratch& dir, const std::string& name, int record
   return dir.write(name, text);
 }
 
-std::set<int> ids(const Batch& b) {
-  std::set<int> out;
-  for (Index i = 0; i < b.instances(); ++i) out.insert(static_cast<int>(b.y(i)));
-  return out;
-}
-
 std::set<int> range(int first, int count) {
   std::set<int> out;
   for (int i = first; i < first + count; ++i) out.insert(i);
   return out;
-}
-
-/// An IDX file: magic 00 00 TYPE NDIMS, big-endian sizes, payload.
-std::string idx_file(std::uint8_t type, std::vector<std::uint32_t> dims, const std::string& payload) {
-  std::string out{'\0', '\0', static_cast<char>(type), static_cast<char>(dims.size())};
-  for (std::uint32_t d : dims)
-    for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((d >> shift) & 0xFF);
-  return out + payload;
 }
 
 template <class Error>

@@ -12,12 +12,12 @@ namespace {
 using namespace rankone;
 using Catch::Matchers::Contains;
 
-constexpr std::uint64_t kSeed = 29;
+constexpr std::uint64_t kNetworkSeed = 29;
 
 /// The estimator's start: random_init's L then R ~ N(0, std²) (d × k each) from the generator its
 /// start() seeds as P's and Q's first d rows; the constant feature's row (rows = d + 1) at 0.
 std::pair<Matrix, Matrix> documented_start(Index d, Index rows, Index k, double std_dev) {
-  Rng trial(derive_seed(kSeed, "estimator"));
+  Rng trial(derive_seed(kNetworkSeed, "estimator"));
   Rng own(trial());
   Matrix L(d, k), R(d, k);
   own.fill_normal(L.data(), L.size());
@@ -40,10 +40,10 @@ TEST_CASE("polynomial_network's epochs agree with the numpy reference, and the e
       const Json source = test::fm_source(8, 400, "symmetric");
       const Json estimator{{"name", "polynomial_network"}, {"rank", 3}, {"reg_v", reg_v}, {"fit_lower", fit_lower},
                            {"max_iterations", epochs}, {"tolerance", 0.0}};
-      const test::SteppedRun run = test::run_stepwise(source, estimator, kSeed);
+      const test::SteppedRun run = test::run_stepwise(source, estimator, kNetworkSeed);
       REQUIRE(static_cast<int>(run.estimates.size()) == epochs);
 
-      const Batch train = test::training_set(source, kSeed);
+      const Batch train = test::training_set(source, kNetworkSeed);
       Matrix Xt = fm_baselines::instances_by_features(train, fit_lower);
       auto [P0, Q0] = documented_start(train.left.dense.rows(), Xt.cols(), 3, 0.1);
       fm_baselines::LiftedCd solver(Xt, train.y, P0, Q0, reg_v);
@@ -81,7 +81,7 @@ TEST_CASE("polynomial_network's epochs agree with the numpy reference, and the e
 TEST_CASE("polynomial_network recovers an indefinite M* with its diagonal, w* and b*; the conventional FM cannot",
           "[polynomial_network][recovery]") {
   const Json source = test::fm_source(10, 2000, "symmetric");
-  auto network = test::run_to_end(source, Json{{"name", "polynomial_network"}, {"rank", 2}, {"tolerance", 1e-12}}, kSeed);
+  auto network = test::run_to_end(source, Json{{"name", "polynomial_network"}, {"rank", 2}, {"tolerance", 1e-12}}, kNetworkSeed);
   const Summary s = network.estimator->summary();
   INFO(s.message);
   CHECK(s.status == Status::converged);
@@ -91,7 +91,7 @@ TEST_CASE("polynomial_network recovers an indefinite M* with its diagonal, w* an
   CHECK((e.w - truth.w).norm() < 1e-6);
   CHECK(s.fit < 1e-6);  // relative residual on the held-out test set
   // libFM's model class (M = UU' − D(UU'), PSD, no diagonal) on the same rows stays far off.
-  auto fm = test::run_to_end(source, Json{{"name", "fm"}, {"rank", 2}, {"solver", "als"}, {"max_iterations", 50}}, kSeed);
+  auto fm = test::run_to_end(source, Json{{"name", "fm"}, {"rank", 2}, {"solver", "als"}, {"max_iterations", 50}}, kNetworkSeed);
   INFO(fm.estimator->summary().message);
   CHECK(fm.estimator->summary().fit > 0.2);
 }
@@ -100,7 +100,7 @@ TEST_CASE("polynomial_network and fm_mcmc refuse sources they cannot read, namin
   const Json asymmetric{{"name", "synthetic"}, {"operator", "asymmetric_rank_one"}, {"d", 6}, {"d2", 5}, {"rank", 2},
                         {"truth", "general"}, {"size", 100}};
   for (const char* name : {"polynomial_network", "fm_mcmc"}) {
-    auto run = test::run_to_end(asymmetric, Json{{"name", name}, {"rank", 2}}, kSeed);
+    auto run = test::run_to_end(asymmetric, Json{{"name", name}, {"rank", 2}}, kNetworkSeed);
     CHECK(run.estimator->summary().status == Status::failed);
     CHECK_THAT(run.estimator->summary().message, Contains("symmetric operator x'Mx"));
   }

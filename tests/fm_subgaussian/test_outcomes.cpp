@@ -23,7 +23,7 @@ Json estimator(const std::string& name, bool standardize) {
               {"standardize", standardize}};
 }
 
-Summary run(const Json& source_ref, const Json& estimator_ref, std::uint64_t seed) {
+Summary run_summary(const Json& source_ref, const Json& estimator_ref, std::uint64_t seed) {
   return test::run_stepwise(source_ref, estimator_ref, seed).summary;
 }
 
@@ -38,7 +38,7 @@ TEST_CASE("ifm / fm_moment_elimination refuse raw features of std 2 and 0.5, and
   for (const double std : {2.0, 0.5}) {
     for (const std::string name : {"ifm", "fm_moment_elimination"}) {
       CAPTURE(std, name);
-      const Summary raw = run(raw_source(std), estimator(name, false), 1);
+      const Summary raw = run_summary(raw_source(std), estimator(name, false), 1);
       CAPTURE(raw.message);
       CHECK(raw.status == Status::failed);
       CHECK(raw.iterations == 0);
@@ -48,7 +48,7 @@ TEST_CASE("ifm / fm_moment_elimination refuse raw features of std 2 and 0.5, and
       CHECK_THAT(raw.message, Contains("outside [0.8, 1.25] by more than 3 standard errors") &&
                                   Contains("Set standardize: true"));
     }
-    const Summary standardized = run(raw_source(std), estimator("ifm", true), 1);
+    const Summary standardized = run_summary(raw_source(std), estimator("ifm", true), 1);
     CHECK(standardized.status == Status::max_iterations);
     CHECK(standardized.fit < 1e-9);
     CHECK_THAT(standardized.fit_measure, Contains("fresh batch"));
@@ -60,18 +60,18 @@ TEST_CASE("the standardisation check refuses features far from mean zero", "[fm_
   // mean 0.02 (|E x|² = 0.02) was measured to converge and passes.
   Json shifted = raw_source(1.0);
   shifted["sampler"]["mean"] = 0.1;
-  const Summary refused = run(shifted, estimator("ifm", false), 1);
+  const Summary refused = run_summary(shifted, estimator("ifm", false), 1);
   CAPTURE(refused.message);
   CHECK(refused.status == Status::failed);
   CHECK_THAT(refused.message, Contains("ifm: features not standardised: |E x|^2 estimated on the first batch of 5000 "
                                        "instances is 0.") && Contains("Set standardize: true"));
   shifted["sampler"]["mean"] = 0.02;
-  CHECK(run(shifted, estimator("ifm", false), 1).status == Status::max_iterations);
+  CHECK(run_summary(shifted, estimator("ifm", false), 1).status == Status::max_iterations);
 }
 
 TEST_CASE("the standardisation check leaves unit-variance data alone", "[fm_subgaussian][outcomes][standardisation]") {
   // Unit-variance Gaussian features: the check passes (it only reads the first batch).
-  const Summary ifm = run(raw_source(1.0), estimator("ifm", false), 1);
+  const Summary ifm = run_summary(raw_source(1.0), estimator("ifm", false), 1);
   CHECK(ifm.status == Status::max_iterations);
   CHECK(ifm.fit < 1e-9);
   // Heavy-tailed unit-variance features with a small batch are not refused: exponential, n = 250.
@@ -81,7 +81,7 @@ TEST_CASE("the standardisation check leaves unit-variance data alone", "[fm_subg
   small["batch_size"] = 250;
   small["max_iterations"] = 1;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    const Summary s = run(exponential, small, seed);
+    const Summary s = run_summary(exponential, small, seed);
     CAPTURE(seed, s.message);
     CHECK(s.status != Status::failed);
   }
@@ -90,12 +90,12 @@ TEST_CASE("the standardisation check leaves unit-variance data alone", "[fm_subg
 TEST_CASE("fm and ridge report their training fit", "[fm_subgaussian][outcomes]") {
   Json src = raw_source(1.0);
   src["size"] = 3000;
-  const Summary ridge = run(src, Json{{"name", "ridge"}}, 2);
+  const Summary ridge = run_summary(src, Json{{"name", "ridge"}}, 2);
   CHECK(ridge.status == Status::converged);
   CHECK(ridge.fit > 0.0);
   CHECK(ridge.fit < 1.0);  // an intercept and x'w explain part of y
   CHECK_THAT(ridge.fit_measure, Contains("training"));
-  const Summary fm = run(src, Json{{"name", "fm"}, {"solver", "als"}, {"max_iterations", 5}}, 2);
+  const Summary fm = run_summary(src, Json{{"name", "fm"}, {"solver", "als"}, {"max_iterations", 5}}, 2);
   CHECK(std::isfinite(fm.fit));
   CHECK_THAT(fm.fit_measure, Contains("training"));
 }

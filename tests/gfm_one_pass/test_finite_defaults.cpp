@@ -26,19 +26,19 @@ std::unique_ptr<DataSource> open(const Json& ref) {
   return data;
 }
 
-struct Run {
+struct DefaultsRun {
   Summary summary;
   Index samples = 0;
 };
 
-Run run(const Json& source_ref, const Json& estimator_ref) {
+DefaultsRun run_defaults(const Json& source_ref, const Json& estimator_ref) {
   auto source = open(source_ref);
   auto estimator = test::make<Estimator>(estimator_ref, Kind::estimator);
   Rng rng(derive_seed(1, "estimator"));
   estimator->start(*source, rng);
   while (estimator->step(*source)) {
   }
-  return Run{estimator->summary(), source->samples_drawn()};
+  return DefaultsRun{estimator->summary(), source->samples_drawn()};
 }
 
 }  // namespace
@@ -101,7 +101,7 @@ TEST_CASE("BatchReader::choose: the rule's numbers", "[gfm][batches]") {
 
 TEST_CASE("gfm_one_pass on a finite source: the default batch gives the iteration budget, and says so", "[gfm][batches]") {
   const Json estimator{{"name", "gfm_one_pass"}, {"rank", 2}, {"max_iterations", 30}, {"tolerance", 0.0}};
-  const Run finite = run(small_source(30000), estimator);
+  const DefaultsRun finite = run_defaults(small_source(30000), estimator);
   CHECK(finite.summary.iterations == 30);  // with batch_size 10 000 it was 2
   CHECK(finite.samples == 31 * 967);
   REQUIRE_FALSE(finite.summary.notes.empty());
@@ -110,13 +110,13 @@ TEST_CASE("gfm_one_pass on a finite source: the default batch gives the iteratio
 
   Json explicit_batch = estimator;
   explicit_batch["batch_size"] = 10000;
-  const Run obeyed = run(small_source(30000), explicit_batch);
+  const DefaultsRun obeyed = run_defaults(small_source(30000), explicit_batch);
   CHECK(obeyed.summary.iterations == 2);
   CHECK(obeyed.summary.notes.empty());
 
   Json short_budget = estimator;
   short_budget["max_iterations"] = 2;
-  const Run endless = run(small_source(std::nullopt), short_budget);
+  const DefaultsRun endless = run_defaults(small_source(std::nullopt), short_budget);
   CHECK(endless.samples == 3 * 10000);  // unchanged: 10 000 per batch on an endless source
   CHECK(endless.summary.notes.empty());
 }
@@ -127,7 +127,7 @@ TEST_CASE("fm_moment_elimination and ifm on a finite source: the same rule", "[g
     Json source{{"name", "synthetic"}, {"d", 10}, {"rank", 1}, {"size", 20000},
                 {"operator", {{"name", "symmetric_rank_one"}, {"first_order", true}}}};
     const Json estimator{{"name", name}, {"rank", 1}, {"max_iterations", 9}, {"tolerance", 0.0}};
-    const Run r = run(source, estimator);
+    const DefaultsRun r = run_defaults(source, estimator);
     bool noted = false;
     for (const std::string& note : r.summary.notes)
       noted = noted || note.find(std::string(name) + ": batch_size 2000 and passes 1 chosen from the 20000") == 0;

@@ -67,7 +67,7 @@ double combined_error(const Estimate& e, const GroundTruth& truth) {
   return (dw + difference_norms(e, &truth).spectral) / (w_star + difference_norms(truth, nullptr).spectral);
 }
 
-struct Trace {
+struct StepTrace {
   std::vector<double> errors;  ///< combined error after start (index 0) and after each iteration
   Summary summary;
   Estimate estimate;
@@ -75,13 +75,13 @@ struct Trace {
 };
 
 /// Runs the estimator to the end on a freshly opened source, recording the error after every iteration.
-Trace run(const Json& source_ref, const Json& estimator_ref, std::uint64_t seed) {
+StepTrace run_traced(const Json& source_ref, const Json& estimator_ref, std::uint64_t seed) {
   auto source = test::make<DataSource>(source_ref, Kind::data_source);
   source->open(seed);
   auto estimator = test::make<Estimator>(estimator_ref, Kind::estimator);
   Rng rng(derive_seed(seed, "estimator"));
   estimator->start(*source, rng);
-  Trace trace;
+  StepTrace trace;
   const GroundTruth& truth = *source->truth();
   trace.errors.push_back(combined_error(estimator->estimate(), truth));
   int recorded = 0;
@@ -114,7 +114,7 @@ TEST_CASE("gfm_one_pass: generalized FM, Gaussian data, linear convergence to th
   // n = 6000 = 20·k·d per batch. Measured (seeds 1, 2): rate ≈ 0.3 per iteration, combined error
   // ≈ 1e-10 after 20 iterations. The bounds leave four decades and a factor 2 on the rate.
   for (const std::uint64_t seed : {1u, 2u}) {
-    const Trace trace = run(gfm_source(), gfm(3, 6000, 20), seed);
+    const StepTrace trace = run_traced(gfm_source(), gfm(3, 6000, 20), seed);
     CAPTURE(seed, trace.errors);
     REQUIRE(trace.summary.status == Status::max_iterations);
     REQUIRE(trace.errors.size() == 21);
@@ -129,7 +129,7 @@ TEST_CASE("gfm_one_pass: generalized FM, Gaussian data, linear convergence to th
 TEST_CASE("gfm_one_pass: inductive matrix completion (asymmetric operator)", "[gfm]") {
   // 60 × 40, k = 3: n = 20·k·max(d1, d2) = 3600.
   for (const std::uint64_t seed : {1u, 2u}) {
-    const Trace trace = run(imc_source(), gfm(3, 3600, 20), seed);
+    const StepTrace trace = run_traced(imc_source(), gfm(3, 3600, 20), seed);
     CAPTURE(seed, trace.errors);
     REQUIRE(trace.summary.status == Status::max_iterations);
     CHECK(trace.errors.back() < 1e-6);
@@ -149,7 +149,7 @@ TEST_CASE("gfm_one_pass with intercept recovers b*, w* and M* (symmetric and asy
   Json estimator = gfm(3, symmetric ? 6000 : 3600, 20);
   estimator["intercept"] = true;
   for (const std::uint64_t seed : {1u, 2u}) {
-    const Trace trace = run(source, estimator, seed);
+    const StepTrace trace = run_traced(source, estimator, seed);
     CAPTURE(seed, trace.errors, trace.estimate.bias);
     REQUIRE(trace.summary.status == Status::max_iterations);
     CHECK(trace.errors.back() < 1e-6);
@@ -164,7 +164,7 @@ TEST_CASE("gfm_one_pass with intercept on data without one: b stays at the noise
   Json estimator = gfm(3, 6000, 20);
   estimator["intercept"] = true;
   for (const std::uint64_t seed : {1u, 2u}) {
-    const Trace trace = run(gfm_source(0.1), estimator, seed);
+    const StepTrace trace = run_traced(gfm_source(0.1), estimator, seed);
     CAPTURE(seed, trace.estimate.bias, trace.errors.back());
     REQUIRE(trace.summary.status == Status::max_iterations);
     CHECK(std::abs(trace.estimate.bias) < 5e-3);
@@ -176,7 +176,7 @@ TEST_CASE("gfm_one_pass: phase retrieval (k = 1, w* = 0, M* = a a')", "[gfm]") {
   for (const std::uint64_t seed : {1u, 2u}) {
     Json estimator = gfm(1, 3000, 20);  // n = 30·k·d
     estimator["first_order"] = false;
-    const Trace trace = run(phase_retrieval_source(), estimator, seed);
+    const StepTrace trace = run_traced(phase_retrieval_source(), estimator, seed);
     CAPTURE(seed, trace.errors);
     REQUIRE(trace.summary.status == Status::max_iterations);
     CHECK(trace.errors.back() < 1e-6);
@@ -247,7 +247,7 @@ TEST_CASE("gfm_one_pass: the error floor scales with the noise level", "[gfm]") 
   auto floor = [](double noise) {
     std::vector<double> tail;
     for (const std::uint64_t seed : {3u, 4u}) {
-      const Trace trace = run(gfm_source(noise), gfm(3, 6000, 20), seed);
+      const StepTrace trace = run_traced(gfm_source(noise), gfm(3, 6000, 20), seed);
       REQUIRE(trace.summary.status == Status::max_iterations);
       tail.insert(tail.end(), trace.errors.begin() + 12, trace.errors.end());
     }
@@ -263,9 +263,9 @@ TEST_CASE("gfm_one_pass: the error floor scales with the noise level", "[gfm]") 
 }
 
 TEST_CASE("gfm_one_pass: the same seed gives the same estimate", "[gfm]") {
-  const Trace a = run(gfm_source(0.05), gfm(3, 2000, 4), 9);
-  const Trace b = run(gfm_source(0.05), gfm(3, 2000, 4), 9);
-  const Trace c = run(gfm_source(0.05), gfm(3, 2000, 4), 10);
+  const StepTrace a = run_traced(gfm_source(0.05), gfm(3, 2000, 4), 9);
+  const StepTrace b = run_traced(gfm_source(0.05), gfm(3, 2000, 4), 9);
+  const StepTrace c = run_traced(gfm_source(0.05), gfm(3, 2000, 4), 10);
   CHECK(a.estimate.dense() == b.estimate.dense());
   CHECK(a.estimate.w == b.estimate.w);
   CHECK(a.errors == b.errors);
@@ -275,7 +275,7 @@ TEST_CASE("gfm_one_pass: the same seed gives the same estimate", "[gfm]") {
 TEST_CASE("gfm_one_pass: far below the sample complexity the run is recorded as diverged", "[gfm]") {
   // n = 150 for d = 100, k = 3: the perturbation of G is larger than the error it should remove,
   // so the error grows geometrically until the residual passes divergence_factor × the batch's response RMS.
-  const Trace trace = run(gfm_source(), gfm(3, 150, 200), 1);
+  const StepTrace trace = run_traced(gfm_source(), gfm(3, 150, 200), 1);
   CAPTURE(trace.summary.message, trace.errors.size());
   CHECK(trace.summary.status == Status::diverged);
   CHECK_THAT(trace.summary.message, Catch::StartsWith("residual RMS ") &&
@@ -291,7 +291,7 @@ TEST_CASE("gfm_one_pass: a finite source ends the run after one pass", "[gfm]") 
   // cannot make a fifth. One pass, as the paper's guarantee requires (fresh data each iteration).
   Json source = gfm_source();
   source["size"] = 10500;
-  const Trace trace = run(source, gfm(3, 2000, 50), 1);
+  const StepTrace trace = run_traced(source, gfm(3, 2000, 50), 1);
   CHECK(trace.summary.status == Status::max_iterations);
   CHECK(trace.summary.iterations == 4);
   CHECK_THAT(trace.summary.message, Catch::StartsWith("one pass over the data"));
@@ -302,12 +302,12 @@ TEST_CASE("gfm_one_pass: the dropped last batch is noted; a source smaller than 
   // The shared batch rule (BatchReader): the partial batch is named in the trial's notes as well.
   Json source = gfm_source();
   source["size"] = 10500;
-  const Trace trace = run(source, gfm(3, 2000, 50), 1);
+  const StepTrace trace = run_traced(source, gfm(3, 2000, 50), 1);
   REQUIRE(trace.summary.notes.size() == 1);
   CHECK(trace.summary.notes[0] == "gfm_one_pass: the partial last batch of 500 instances was not used (every batch "
                                   "has batch_size = 2000 instances)");
   source["size"] = 1500;
-  const Trace tiny = run(source, gfm(3, 2000, 50), 1);
+  const StepTrace tiny = run_traced(source, gfm(3, 2000, 50), 1);
   CHECK(tiny.summary.status == Status::failed);
   CHECK(tiny.summary.message == "batch_size 2000 is larger than the finite training set of 1500 instances (a "
                                  "batch would hold some of them twice): lower it");
@@ -315,7 +315,7 @@ TEST_CASE("gfm_one_pass: the dropped last batch is noted; a source smaller than 
   source["size"] = 2500;
   Json big_start = gfm(3, 1000, 50);
   big_start["init"] = {{"name", "spectral_init"}, {"batch_size", 3000}};
-  const Trace start = run(source, big_start, 1);
+  const StepTrace start = run_traced(source, big_start, 1);
   CHECK(start.summary.status == Status::failed);
   CHECK_THAT(start.summary.message, Catch::StartsWith("init/batch_size 3000 is larger than the finite training set"));
 }
@@ -327,7 +327,7 @@ TEST_CASE("gfm_one_pass: passes > 1 re-uses a finite source, and the summary say
   source["size"] = 10000;
   Json estimator = gfm(3, 2000, 50);
   estimator["passes"] = 3;
-  const Trace trace = run(source, estimator, 1);
+  const StepTrace trace = run_traced(source, estimator, 1);
   CHECK(trace.summary.status == Status::max_iterations);
   CHECK(trace.summary.iterations == 14);
   CHECK_THAT(trace.summary.message, Catch::StartsWith("3 passes over the data (passes = 3): the source ran out after "
@@ -335,7 +335,7 @@ TEST_CASE("gfm_one_pass: passes > 1 re-uses a finite source, and the summary say
   CHECK_THAT(trace.summary.message, Catch::Contains("re-used the finite training set (3 passes over 10000 instances"));
 
   SECTION("the default stays one pass") {
-    const Trace one = run(source, gfm(3, 2000, 50), 1);
+    const StepTrace one = run_traced(source, gfm(3, 2000, 50), 1);
     CHECK(one.summary.iterations == 4);
     CHECK_THAT(one.summary.message, !Catch::Contains("re-used"));
   }
@@ -343,7 +343,7 @@ TEST_CASE("gfm_one_pass: passes > 1 re-uses a finite source, and the summary say
 
 TEST_CASE("gfm_one_pass: stopping rule, budget and failures", "[gfm]") {
   SECTION("the relative change falls below the tolerance on noise-free data") {
-    const Trace trace = run(gfm_source(), gfm(3, 6000, 60, 1e-6), 1);
+    const StepTrace trace = run_traced(gfm_source(), gfm(3, 6000, 60, 1e-6), 1);
     CHECK(trace.summary.status == Status::converged);
     CHECK(trace.summary.iterations < 30);
     CHECK(trace.errors.back() < 1e-5);
@@ -351,29 +351,29 @@ TEST_CASE("gfm_one_pass: stopping rule, budget and failures", "[gfm]") {
   SECTION("the spectral start's batch_size sets the first batch only") {
     Json estimator = gfm(3, 3000, 2);
     estimator["init"] = {{"name", "spectral_init"}, {"batch_size", 500}};
-    CHECK(run(gfm_source(), estimator, 1).samples == 500 + 2 * 3000);
+    CHECK(run_traced(gfm_source(), estimator, 1).samples == 500 + 2 * 3000);
   }
   SECTION("a start that reads no data: every sample goes to the iterations") {
     Json estimator = gfm(3, 3000, 2);
     estimator["init"] = {{"name", "random_init"}, {"std", 0.1}};
-    CHECK(run(gfm_source(), estimator, 1).samples == 2 * 3000);
+    CHECK(run_traced(gfm_source(), estimator, 1).samples == 2 * 3000);
   }
   SECTION("iterations = 0 returns the spectral start") {
-    const Trace trace = run(gfm_source(), gfm(3, 3000, 0), 1);
+    const StepTrace trace = run_traced(gfm_source(), gfm(3, 3000, 0), 1);
     CHECK(trace.summary.status == Status::max_iterations);
     CHECK(trace.summary.iterations == 0);
   }
   SECTION("a rank above the dimension fails with a reason") {
     Json source = gfm_source();
     source["d"] = 4;
-    const Trace trace = run(source, gfm(5, 100, 3), 1);
+    const StepTrace trace = run_traced(source, gfm(5, 100, 3), 1);
     CHECK(trace.summary.status == Status::failed);
     CHECK_THAT(trace.summary.message, Catch::Contains("rank 5 exceeds"));
   }
   SECTION("first_order = false leaves w empty") {
     Json estimator = gfm(3, 1000, 1);
     estimator["first_order"] = false;
-    CHECK_FALSE(run(gfm_source(), estimator, 1).estimate.has_first_order());
+    CHECK_FALSE(run_traced(gfm_source(), estimator, 1).estimate.has_first_order());
   }
 }
 
@@ -404,7 +404,7 @@ TEST_CASE("gfm_one_pass: final errors and rates over 20 seeds", "[.calibration]"
                         Case{"phase retrieval d=100 n=3000", phase_retrieval_source(), pr}}) {
     double worst_final = 0, worst_rate = 0;
     for (std::uint64_t seed = 101; seed <= 120; ++seed) {
-      const Trace trace = run(c.source, c.estimator, seed);
+      const StepTrace trace = run_traced(c.source, c.estimator, seed);
       worst_final = std::max(worst_final, trace.errors.back());
       worst_rate = std::max(worst_rate, worst_ratio(trace.errors, 2, 1e-12));
     }

@@ -19,7 +19,7 @@ Json source(Index d, Index rank, double bias = 0.0) {
               {"operator", {{"name", "symmetric_rank_one"}, {"first_order", true}}}};
 }
 
-Json gfm(Index rank, Index batch_size, int iterations) {
+Json gfm_ref(Index rank, Index batch_size, int iterations) {
   return Json{{"name", "gfm_one_pass"}, {"rank", rank}, {"batch_size", batch_size}, {"max_iterations", iterations},
               {"tolerance", 0.0}};
 }
@@ -46,7 +46,7 @@ double distance(const Estimate& a, const Estimate& b) {
 
 TEST_CASE("gfm_one_pass: healthy runs report a small fit on fresh data and stay max_iterations", "[gfm][outcomes]") {
   // n = 20·k·d: the relative residual falls to ~1e-12 in 25 iterations (measured 5e-13 – 9e-13).
-  const Run r = run(source(100, 3), gfm(3, 6000, 25), 1);
+  const Run r = run(source(100, 3), gfm_ref(3, 6000, 25), 1);
   CHECK(r.summary.status == Status::max_iterations);
   CHECK(r.summary.fit < 1e-9);
   CHECK_THAT(r.summary.fit_measure, Contains("fresh batch"));
@@ -56,7 +56,7 @@ TEST_CASE("gfm_one_pass: healthy runs report a small fit on fresh data and stay 
 TEST_CASE("gfm_one_pass: a batch far below the phase transition ends stalled with the batch hint", "[gfm][outcomes]") {
   // n = 1.5·k·d = 750 for d = 100, k = 5: measured fit 2.5 and 5.9 on fresh data after 30
   // iterations (worse than ŷ = 0), where every run at n ≥ 8·k·d converges.
-  const Run r = run(source(100, 5), gfm(5, 750, 30), 3);
+  const Run r = run(source(100, 5), gfm_ref(5, 750, 30), 3);
   CAPTURE(r.summary.message, r.fits);
   REQUIRE(r.summary.status == Status::stalled);
   CHECK(r.summary.fit > 1.0);
@@ -66,7 +66,7 @@ TEST_CASE("gfm_one_pass: a batch far below the phase transition ends stalled wit
 }
 
 TEST_CASE("gfm_one_pass: stall_fit is the threshold, in units of the no-skill fit", "[gfm][outcomes]") {
-  Json lenient = gfm(5, 750, 30);
+  Json lenient = gfm_ref(5, 750, 30);
   lenient["stall_fit"] = 1e6;
   lenient["stall_margin"] = 1e6;  // the source has a truth: lift the noise-floor rule too, to test stall_fit alone
   const Run r = run(source(100, 5), lenient, 3);
@@ -77,7 +77,7 @@ TEST_CASE("gfm_one_pass: stall_fit is the threshold, in units of the no-skill fi
 TEST_CASE("gfm_one_pass: divergence returns the best estimate seen on fresh data", "[gfm][outcomes]") {
   // n = 1.5·d for k = 1 diverges (measured at iteration 10–19): the estimate returned is the one with
   // the lowest fresh-batch residual, not the one of the batch before the divergence.
-  const Run r = run(source(100, 1), gfm(1, 150, 30), 3);
+  const Run r = run(source(100, 1), gfm_ref(1, 150, 30), 3);
   CAPTURE(r.summary.message, r.fits);
   REQUIRE(r.summary.status == Status::diverged);
   CHECK_THAT(r.summary.message, Contains("the estimate returned is the best seen on fresh data"));
@@ -97,7 +97,7 @@ TEST_CASE("gfm_one_pass at n = 1.5·k·d (k = 10, d = 100): below the no-skill f
           "[gfm][outcomes][floor]") {
   // Measured fits 0.076 – 0.092 after 30 iterations (falling ≈ 1.4× over the last 5), the truth's own
   // residual 0 on the same batch: above stall_ratio × 0 + stall_margin = 0.05.
-  const Run r = run(source(100, 10), gfm(10, 1500, 30), 1);
+  const Run r = run(source(100, 10), gfm_ref(10, 1500, 30), 1);
   CAPTURE(r.summary.message, r.fits);
   REQUIRE(r.summary.status == Status::stalled);
   CHECK(r.summary.fit > 0.05);
@@ -112,7 +112,7 @@ TEST_CASE("gfm_one_pass at n = 1.5·k·d (k = 10, d = 100): below the no-skill f
 TEST_CASE("gfm_one_pass at n = 8·k·d stopped after 3 iterations while converging is not stalled", "[gfm][outcomes][floor]") {
   // Measured fits 1, 0.42, 0.17 (≈ 2.5× per iteration): 0.17 is above the floor threshold 0.05, but
   // the fit fell by more than 2× over the window: still converging, max_iterations.
-  const Run r = run(source(100, 10), gfm(10, 8000, 3), 1);
+  const Run r = run(source(100, 10), gfm_ref(10, 8000, 3), 1);
   CAPTURE(r.summary.message, r.fits);
   CHECK(r.summary.status == Status::max_iterations);
   CHECK_THAT(r.summary.message, Contains("still converging"));
@@ -121,7 +121,7 @@ TEST_CASE("gfm_one_pass at n = 8·k·d stopped after 3 iterations while convergi
 TEST_CASE("gfm_one_pass on data with an intercept: stalled, the intercept hint", "[gfm][outcomes][floor]") {
   // The synthetic source's bias = 2: y = 2 + x'w + x'Mx, rank 3 = the model's rank, so only the
   // intercept is missing. Measured fit 0.52 on fresh data, the truth's own 0.
-  const Run r = run(source(100, 3, 2.0), gfm(3, 6000, 25), 1);
+  const Run r = run(source(100, 3, 2.0), gfm_ref(3, 6000, 25), 1);
   CAPTURE(r.summary.message);
   REQUIRE(r.summary.status == Status::stalled);
   CHECK(r.summary.fit < 1.0);
@@ -133,7 +133,7 @@ TEST_CASE("gfm_one_pass on data with an intercept: stalled, the intercept hint",
 TEST_CASE("gfm_one_pass: a run that ends well with an intercept it cannot fit says so in a note", "[gfm][outcomes]") {
   // The same data with the floor rule switched off (as for a file, which has no truth): the run ends
   // max_iterations, and the note names the missing intercept.
-  Json estimator = gfm(3, 6000, 5);
+  Json estimator = gfm_ref(3, 6000, 5);
   estimator["stall_ratio"] = 1e6;
   const Run r = run(source(100, 3, 2.0), estimator, 1);
   CAPTURE(r.summary.message, r.summary.notes);
@@ -144,7 +144,7 @@ TEST_CASE("gfm_one_pass: a run that ends well with an intercept it cannot fit sa
 }
 
 TEST_CASE("gfm_one_pass with intercept on data with an intercept: not stalled, no note", "[gfm][outcomes][floor]") {
-  Json estimator = gfm(3, 6000, 25);
+  Json estimator = gfm_ref(3, 6000, 25);
   estimator["intercept"] = true;
   const Run r = run(source(100, 3, 2.0), estimator, 1);
   CAPTURE(r.summary.message, r.summary.notes);

@@ -17,16 +17,16 @@ Json psd_source(Index d, Index rank) {
               {"truth", "psd"}};
 }
 
-struct Run {
+struct OutcomeRun {
   Summary summary;
   std::vector<double> fits;         ///< after each step: fits[t] judges estimates[t]
   std::vector<Estimate> estimates;  ///< after each batch that did not diverge
   Estimate final_estimate;
 };
 
-Run run(const Json& source_ref, const Json& estimator_ref, std::uint64_t seed) {
+OutcomeRun run_outcome(const Json& source_ref, const Json& estimator_ref, std::uint64_t seed) {
   test::SteppedRun stepped = test::run_stepwise(source_ref, estimator_ref, seed);
-  return Run{stepped.summary, std::move(stepped.fits), std::move(stepped.estimates), std::move(stepped.final_estimate)};
+  return OutcomeRun{stepped.summary, std::move(stepped.fits), std::move(stepped.estimates), std::move(stepped.final_estimate)};
 }
 
 }  // namespace
@@ -34,7 +34,7 @@ Run run(const Json& source_ref, const Json& estimator_ref, std::uint64_t seed) {
 TEST_CASE("omc_psd and omc_general: a small progressive-validation fit on healthy runs", "[online_completion][outcomes]") {
   for (const std::string name : {"omc_psd", "omc_general"}) {
     CAPTURE(name);
-    const Run r = run(psd_source(200, 2), Json{{"name", name}, {"rank", 2}, {"batch_size", 1000}, {"max_iterations", 100}}, 7);
+    const OutcomeRun r = run_outcome(psd_source(200, 2), Json{{"name", name}, {"rank", 2}, {"batch_size", 1000}, {"max_iterations", 100}}, 7);
     CHECK(r.summary.status == Status::max_iterations);
     CHECK(r.summary.fit < 1e-6);  // measured 2e-16 (psd) and 2e-12 (general)
     CHECK_THAT(r.summary.fit_measure, Contains("each predicted before its own update"));
@@ -43,7 +43,7 @@ TEST_CASE("omc_psd and omc_general: a small progressive-validation fit on health
 
 TEST_CASE("omc_psd: divergence returns the estimate after the batch with the best fit", "[online_completion][outcomes]") {
   // A gain of 1.1 overshoots: measured divergence at iteration 8, the best fit (0.335) after batch 1.
-  const Run r = run(psd_source(200, 2),
+  const OutcomeRun r = run_outcome(psd_source(200, 2),
                     Json{{"name", "omc_psd"}, {"rank", 2}, {"batch_size", 200}, {"max_iterations", 200}, {"step_size", 1.1}}, 7);
   CAPTURE(r.summary.message, r.fits);
   REQUIRE(r.summary.status == Status::diverged);
@@ -65,7 +65,7 @@ TEST_CASE("omc_psd on a non-symmetric matrix: its hint says so", "[online_comple
   // stall_fit 0.9 it is, and the hint names the asymmetry of the warm-start entries.
   Json source = psd_source(200, 2);
   source["truth"] = "general";
-  const Run r = run(source, Json{{"name", "omc_psd"}, {"rank", 2}, {"batch_size", 1000}, {"max_iterations", 100},
+  const OutcomeRun r = run_outcome(source, Json{{"name", "omc_psd"}, {"rank", 2}, {"batch_size", 1000}, {"max_iterations", 100},
                                  {"stall_fit", 0.9}}, 7);
   CAPTURE(r.summary.message);
   REQUIRE(r.summary.status == Status::stalled);
@@ -79,7 +79,7 @@ TEST_CASE("omc_psd on a non-symmetric matrix ends stalled at the default stall s
   // above stall_ratio × 0 + stall_margin.
   Json source = psd_source(200, 2);
   source["truth"] = "general";
-  const Run r = run(source, Json{{"name", "omc_psd"}, {"rank", 2}, {"batch_size", 1000}, {"max_iterations", 100}}, 7);
+  const OutcomeRun r = run_outcome(source, Json{{"name", "omc_psd"}, {"rank", 2}, {"batch_size", 1000}, {"max_iterations", 100}}, 7);
   CAPTURE(r.summary.message);
   REQUIRE(r.summary.status == Status::stalled);
   CHECK(r.summary.fit_floor == Approx(0.0).margin(1e-12));
@@ -95,7 +95,7 @@ TEST_CASE("omc_psd / omc_general on a source that runs out inside the warm start
     CAPTURE(name);
     Json source = psd_source(200, 2);
     source["size"] = 1500;  // the warm start asks for 10·d·k·log d ≈ 21 000 entries
-    const Run r = run(source, Json{{"name", name}, {"rank", 2}, {"batch_size", 1000}, {"max_iterations", 100}}, 7);
+    const OutcomeRun r = run_outcome(source, Json{{"name", name}, {"rank", 2}, {"batch_size", 1000}, {"max_iterations", 100}}, 7);
     CAPTURE(r.summary.message);
     CHECK(r.summary.status == Status::stalled);
     CHECK_THAT(r.summary.message, Contains("the source ran out inside the warm start (1500 of "));
@@ -112,7 +112,7 @@ TEST_CASE("als_completion / sgd_mf with too few entries and a test set: fit on t
     source["truth"] = "general";
     source["size"] = 800;
     source["test_size"] = 2000;
-    const Run r = run(source, Json{{"name", name}, {"rank", 2}, {"max_iterations", 50}}, 7);
+    const OutcomeRun r = run_outcome(source, Json{{"name", name}, {"rank", 2}, {"max_iterations", 50}}, 7);
     CAPTURE(r.summary.message, r.summary.fit);
     CHECK_THAT(r.summary.fit_measure, Contains("held-out test set"));
     CHECK((r.summary.status == Status::stalled || r.summary.status == Status::failed));
@@ -127,7 +127,7 @@ TEST_CASE("sgd_mf: an overshooting step ends diverged by the shared rule, with a
   Json source = psd_source(100, 2);
   source["truth"] = "general";
   source["size"] = 3000;
-  const Run r = run(source, Json{{"name", "sgd_mf"}, {"rank", 2}, {"learning_rate", 50.0}, {"max_iterations", 100}}, 7);
+  const OutcomeRun r = run_outcome(source, Json{{"name", "sgd_mf"}, {"rank", 2}, {"learning_rate", 50.0}, {"max_iterations", 100}}, 7);
   CAPTURE(r.summary.message, r.fits);
   REQUIRE(r.summary.status == Status::diverged);
   CHECK_THAT(r.summary.message, Contains("on the observed entries after pass "));

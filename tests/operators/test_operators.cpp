@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,7 @@ std::unique_ptr<SensingOperator> make_operator(const std::string& name, std::opt
   return test::make<SensingOperator>(ref, Kind::sensing_operator);
 }
 
-Matrix gaussian(Rng& rng, Index rows, Index cols) {
+Matrix gaussian_matrix(Rng& rng, Index rows, Index cols) {
   Matrix m(rows, cols);
   rng.fill_normal(m.data(), m.size());
   return m;
@@ -39,7 +40,7 @@ Designs make_designs(Rng& rng, DesignKind kind, Index dim, Index n) {
   Designs d;
   switch (kind) {
     case DesignKind::dense:
-      d.dense = gaussian(rng, dim, n);
+      d.dense = gaussian_matrix(rng, dim, n);
       d.side = DesignSide::make_dense(d.dense);
       break;
     case DesignKind::sparse: {
@@ -64,6 +65,7 @@ Designs make_designs(Rng& rng, DesignKind kind, Index dim, Index n) {
       break;
     }
     case DesignKind::all: d.side = DesignSide::make_all(dim); break;
+    case DesignKind::matrix: throw std::logic_error("make_designs: matrix designs are tested in test_batch.cpp");
   }
   return d;
 }
@@ -83,6 +85,7 @@ struct Case {
         case DesignKind::sparse: return "sparse";
         case DesignKind::index: return "index";
         case DesignKind::all: return "all";
+        case DesignKind::matrix: return "matrix";
       }
       return "?";
     };
@@ -223,10 +226,10 @@ TEST_CASE("adjoint identity <A(M), z> = <M, A'(z)> for every operator and design
       const Problem p = make_problem(c, rng, d1, dd2, n);
 
       LowRankModel model;
-      model.left = gaussian(rng, d1, k);
-      model.right = gaussian(rng, dd2, k);
+      model.left = gaussian_matrix(rng, d1, k);
+      model.right = gaussian_matrix(rng, dd2, k);
       const Matrix M = dense_matrix(model);
-      const Vector z = gaussian(rng, p.measurements, 1);
+      const Vector z = gaussian_matrix(rng, p.measurements, 1);
 
       const Vector y = op->forward(p.batch, model);
       REQUIRE(y.size() == p.measurements);
@@ -240,8 +243,8 @@ TEST_CASE("adjoint identity <A(M), z> = <M, A'(z)> for every operator and design
       CHECK(relative(G, reference_adjoint(p, z)) <= kExact);
 
       // Matrix-free products agree with the dense adjoint.
-      const Matrix Z2 = gaussian(rng, dd2, k);
-      const Matrix Z1 = gaussian(rng, d1, k);
+      const Matrix Z2 = gaussian_matrix(rng, dd2, k);
+      const Matrix Z1 = gaussian_matrix(rng, d1, k);
       CHECK(relative(op->adjoint_times(p.batch, z, Z2), G * Z2) <= kExact);
       CHECK(relative(op->adjoint_transpose_times(p.batch, z, Z1), G.transpose() * Z1) <= kExact);
 
@@ -252,7 +255,7 @@ TEST_CASE("adjoint identity <A(M), z> = <M, A'(z)> for every operator and design
       CHECK(relative(first, expected_first) <= kExact);
       if (c.first_order) {
         LowRankModel with_w = model;
-        with_w.w = gaussian(rng, d1, 1);
+        with_w.w = gaussian_matrix(rng, d1, 1);
         const Vector linear = op->forward(p.batch, with_w) - y;
         CHECK(std::abs(linear.dot(z) - with_w.w.dot(first)) <= kExact * linear.norm() * z.norm());
       }
@@ -287,11 +290,11 @@ TEST_CASE("forward matches the definition with symmetrize, zero_diagonal, w and 
             if (symmetrize && d1 != d2) continue;
             for (const bool zero_diagonal : {false, true}) {
               LowRankModel model;
-              model.left = gaussian(rng, d1, k);
-              model.right = gaussian(rng, d2, k);
+              model.left = gaussian_matrix(rng, d1, k);
+              model.right = gaussian_matrix(rng, d2, k);
               model.symmetrize = symmetrize;
               model.zero_diagonal = zero_diagonal;
-              model.w = gaussian(rng, d1, 1);  // ignored unless the operator has a first-order term
+              model.w = gaussian_matrix(rng, d1, 1);  // ignored unless the operator has a first-order term
               model.bias = 0.75;
               INFO("first_order " << first_order << " symmetrize " << symmetrize << " zero_diagonal " << zero_diagonal);
               const Vector expected = reference_forward(p, model, first_order);
@@ -309,7 +312,7 @@ TEST_CASE("an 'all' right side equals every label spelled out as index designs",
   Rng rng(5);
   const auto op = make_operator("single_label");
   Batch all;
-  all.left = DesignSide::make_dense(gaussian(rng, d1, n));
+  all.left = DesignSide::make_dense(gaussian_matrix(rng, d1, n));
   all.right = DesignSide::make_all(d2);
   // The same measurements in the documented order y(i + n·j): instance i, label j.
   Batch spelled;
@@ -324,15 +327,15 @@ TEST_CASE("an 'all' right side equals every label spelled out as index designs",
   spelled.right = DesignSide::make_index(d2, labels);
 
   LowRankModel model;
-  model.left = gaussian(rng, d1, k);
-  model.right = gaussian(rng, d2, k);
+  model.left = gaussian_matrix(rng, d1, k);
+  model.right = gaussian_matrix(rng, d2, k);
   model.zero_diagonal = true;
   model.bias = -0.5;
   const Vector y = op->forward(all, model);
   CHECK(relative(y, op->forward(spelled, model)) <= kExact);
-  const Vector z = gaussian(rng, n * d2, 1);
-  const Matrix Z2 = gaussian(rng, d2, k);
-  const Matrix Z1 = gaussian(rng, d1, k);
+  const Vector z = gaussian_matrix(rng, n * d2, 1);
+  const Matrix Z2 = gaussian_matrix(rng, d2, k);
+  const Matrix Z1 = gaussian_matrix(rng, d1, k);
   CHECK(relative(op->adjoint_times(all, z, Z2), op->adjoint_times(spelled, z, Z2)) <= kExact);
   CHECK(relative(op->adjoint_transpose_times(all, z, Z1), op->adjoint_transpose_times(spelled, z, Z1)) <= kExact);
   CHECK(relative(op->first_order_adjoint(all, z), op->first_order_adjoint(spelled, z)) <= kExact);
@@ -368,8 +371,8 @@ void check_isotropic_inverse(const Case& c, Index d1, Index d2, Index n, std::ui
   const Problem p = make_problem(c, rng, d1, d2, n);
   // A planted matrix with a non-zero trace when square, so a wrong trace shift shows.
   LowRankModel model;
-  model.left = gaussian(rng, d1, 2);
-  model.right = c.right ? gaussian(rng, d2, 2) : Matrix(model.left);
+  model.left = gaussian_matrix(rng, d1, 2);
+  model.right = c.right ? gaussian_matrix(rng, d2, 2) : Matrix(model.left);
   if (!c.right) model.right.col(1) *= -0.25;  // M = l1 l1' − l2 l2'/4: indefinite, trace ≠ 0
   const Matrix M = dense_matrix(model);
   const Vector y = op->forward(p.batch, model);
@@ -434,22 +437,22 @@ TEST_CASE("operators reject mismatched inputs with clear messages", "[operators]
   Rng rng(9);
   const Index d = 5, n = 8;
   Batch sym;
-  sym.left = DesignSide::make_dense(gaussian(rng, d, n));
+  sym.left = DesignSide::make_dense(gaussian_matrix(rng, d, n));
   LowRankModel model;
-  model.left = gaussian(rng, d, 2);
-  model.right = gaussian(rng, d, 2);
+  model.left = gaussian_matrix(rng, d, 2);
+  model.right = gaussian_matrix(rng, d, 2);
   const auto op = make_operator("symmetric_rank_one", true);
   const Vector z = Vector::Ones(n);
 
   CHECK_THROWS_WITH(op->adjoint_times(sym, Vector::Ones(n + 1), model.right),
                     Contains("z has 9 entries") && Contains("8 measurements"));
-  CHECK_THROWS_WITH(op->adjoint_times(sym, z, gaussian(rng, d + 1, 2)), Contains("expected d2 = 5"));
-  CHECK_THROWS_WITH(op->adjoint_transpose_times(sym, z, gaussian(rng, d + 1, 2)), Contains("expected d1 = 5"));
+  CHECK_THROWS_WITH(op->adjoint_times(sym, z, gaussian_matrix(rng, d + 1, 2)), Contains("expected d2 = 5"));
+  CHECK_THROWS_WITH(op->adjoint_transpose_times(sym, z, gaussian_matrix(rng, d + 1, 2)), Contains("expected d1 = 5"));
   CHECK_THROWS_AS(op->adjoint_dense(sym, Vector::Ones(n - 1)), std::invalid_argument);
   CHECK_THROWS_AS(op->first_order_adjoint(sym, Vector::Ones(n - 1)), std::invalid_argument);
 
   LowRankModel wrong = model;
-  wrong.right = gaussian(rng, d + 1, 2);
+  wrong.right = gaussian_matrix(rng, d + 1, 2);
   CHECK_THROWS_WITH(op->forward(sym, wrong), Contains("model factors are 5 × 2 and 6 × 2"));
   wrong = model;
   wrong.w = Vector::Ones(d - 1);
@@ -467,13 +470,13 @@ TEST_CASE("operators reject mismatched inputs with clear messages", "[operators]
   const auto asym = make_operator("asymmetric_rank_one");
   CHECK_THROWS_WITH(asym->forward(sym, model), Contains("no right designs"));
   Batch short_right = sym;
-  short_right.right = DesignSide::make_dense(gaussian(rng, d, n - 2));
+  short_right.right = DesignSide::make_dense(gaussian_matrix(rng, d, n - 2));
   CHECK_THROWS_WITH(asym->forward(short_right, model), Contains("8 left and 6 right designs"));
   Batch rect = sym;
-  rect.right = DesignSide::make_dense(gaussian(rng, d + 2, n));
+  rect.right = DesignSide::make_dense(gaussian_matrix(rng, d + 2, n));
   LowRankModel rect_model;
-  rect_model.left = gaussian(rng, d, 2);
-  rect_model.right = gaussian(rng, d + 2, 2);
+  rect_model.left = gaussian_matrix(rng, d, 2);
+  rect_model.right = gaussian_matrix(rng, d + 2, 2);
   rect_model.symmetrize = true;
   CHECK_THROWS_WITH(asym->forward(rect, rect_model), Contains("symmetrised model needs a square matrix"));
 
@@ -485,7 +488,7 @@ TEST_CASE("operators reject mismatched inputs with clear messages", "[operators]
   const auto label = make_operator("single_label");
   Batch labels = sym;
   labels.right = DesignSide::make_all(3);
-  CHECK_THROWS_WITH(label->adjoint_times(labels, z, gaussian(rng, 3, 1)), Contains("24 measurements"));
+  CHECK_THROWS_WITH(label->adjoint_times(labels, z, gaussian_matrix(rng, 3, 1)), Contains("24 measurements"));
   labels.right = sym.left;
   CHECK_THROWS_WITH(label->forward(labels, model), Contains("right designs must be index, all, got dense"));
 }
@@ -508,8 +511,8 @@ TEST_CASE("entry's forward sums each entry's products without gathered copies, b
     b.right = DesignSide::make_index(d2, cols, 0.75);
     b.y = Vector::Zero(n);
     LowRankModel model;
-    model.left = gaussian(rng, d1, k);
-    model.right = gaussian(rng, d2, k);
+    model.left = gaussian_matrix(rng, d1, k);
+    model.right = gaussian_matrix(rng, d2, k);
     const Vector gathered = (b.left.project(model.left).array() * b.right->project(model.right).array()).rowwise().sum();
     const Vector y = op->forward(b, model);
     INFO("k = " << k);

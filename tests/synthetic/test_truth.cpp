@@ -10,7 +10,7 @@ using namespace rankone;
 
 namespace {
 
-std::unique_ptr<DataSource> opened(Json params, std::uint64_t seed = 11) {
+std::unique_ptr<DataSource> opened_truth(Json params, std::uint64_t seed = 11) {
   params["name"] = "synthetic";
   auto source = test::make<DataSource>(params, Kind::data_source);
   source->open(seed);
@@ -35,7 +35,7 @@ TEST_CASE("symmetric truth: geometric spectrum with mixed, positive and negative
   // scale 4, condition number 4, rank 3: |λ| = 4, 4·4^(−½) = 2, 1.
   for (const char* signs : {"mixed", "positive", "negative"}) {
     CAPTURE(signs);
-    const auto s = opened({{"d", 20}, {"rank", 3}, {"scale", 4.0}, {"condition_number", 4.0}, {"signs", signs}});
+    const auto s = opened_truth({{"d", 20}, {"rank", 3}, {"scale", 4.0}, {"condition_number", 4.0}, {"signs", signs}});
     const GroundTruth& t = *s->truth();
     REQUIRE(t.rank() == 3);
     const Matrix M = t.dense();
@@ -53,7 +53,7 @@ TEST_CASE("symmetric truth: geometric spectrum with mixed, positive and negative
 }
 
 TEST_CASE("psd truth has positive eigenvalues whatever `signs` says", "[synthetic][truth]") {
-  const auto s = opened({{"d", 15}, {"rank", 3}, {"truth", "psd"}, {"condition_number", 100.0}, {"signs", "negative"}});
+  const auto s = opened_truth({{"d", 15}, {"rank", 3}, {"truth", "psd"}, {"condition_number", 100.0}, {"signs", "negative"}});
   const Vector lambda = eigenvalues_by_magnitude(s->truth()->dense());
   Vector expected(3);
   expected << 1.0, 0.1, 0.01;
@@ -61,7 +61,7 @@ TEST_CASE("psd truth has positive eigenvalues whatever `signs` says", "[syntheti
 }
 
 TEST_CASE("explicit eigenvalues and a tail beyond the rank", "[synthetic][truth]") {
-  const auto s = opened({{"d", 12},
+  const auto s = opened_truth({{"d", 12},
                          {"rank", 3},
                          {"eigenvalues", {5.0, -1.0, 0.5}},
                          {"tail", {0.1, -0.05}}});
@@ -76,7 +76,7 @@ TEST_CASE("explicit eigenvalues and a tail beyond the rank", "[synthetic][truth]
 
 TEST_CASE("fm truth: UU' − D(UU') with Gaussian factors of std 1/sqrt(d)", "[synthetic][truth]") {
   const Index d = 200, k = 5;
-  const auto s = opened({{"d", d}, {"rank", k}, {"truth", "fm"}});
+  const auto s = opened_truth({{"d", d}, {"rank", k}, {"truth", "fm"}});
   const GroundTruth& t = *s->truth();
   REQUIRE(t.rank() == k);
   CHECK(t.zero_diagonal);
@@ -88,12 +88,12 @@ TEST_CASE("fm truth: UU' − D(UU') with Gaussian factors of std 1/sqrt(d)", "[s
   const double sigma = 1.0 / std::sqrt(double(d));
   CHECK(std::abs(entry_std(t.left) - sigma) < 3.0 * sigma / std::sqrt(2.0 * d * k));
 
-  const auto wide = opened({{"d", d}, {"rank", k}, {"truth", "fm"}, {"factor_std", 0.5}});
+  const auto wide = opened_truth({{"d", d}, {"rank", k}, {"truth", "fm"}, {"factor_std", 0.5}});
   CHECK(std::abs(entry_std(wide->truth()->left) - 0.5) < 3.0 * 0.5 / std::sqrt(2.0 * d * k));
 }
 
 TEST_CASE("zero_diagonal truth: UV' − D(UV'), not symmetric", "[synthetic][truth]") {
-  const auto s = opened({{"d", 10}, {"rank", 2}, {"truth", "zero_diagonal"}});
+  const auto s = opened_truth({{"d", 10}, {"rank", 2}, {"truth", "zero_diagonal"}});
   const GroundTruth& t = *s->truth();
   const Matrix M = t.dense();
   CHECK(M.diagonal().norm() == 0.0);
@@ -105,7 +105,7 @@ TEST_CASE("zero_diagonal truth: UV' − D(UV'), not symmetric", "[synthetic][tru
 
 TEST_CASE("general truth: d1 × d2 with the requested singular values", "[synthetic][truth]") {
   // scale 3, condition number 9, rank 3: σ = 3, 1, 1/3.
-  const auto s = opened({{"operator", "asymmetric_rank_one"},
+  const auto s = opened_truth({{"operator", "asymmetric_rank_one"},
                          {"d", 12},
                          {"d2", 8},
                          {"rank", 3},
@@ -123,7 +123,7 @@ TEST_CASE("general truth: d1 × d2 with the requested singular values", "[synthe
 }
 
 TEST_CASE("unit_columns truth: rank k with unit-norm columns (the one-bit model)", "[synthetic][truth]") {
-  const auto s = opened({{"operator", "single_label"}, {"d", 30}, {"d2", 10}, {"rank", 3}, {"truth", "unit_columns"},
+  const auto s = opened_truth({{"operator", "single_label"}, {"d", 30}, {"d2", 10}, {"rank", 3}, {"truth", "unit_columns"},
                          {"condition_number", 5.0}});
   const Matrix W = s->truth()->dense();
   REQUIRE(W.cols() == 10);
@@ -138,23 +138,23 @@ TEST_CASE("truth_sign −1 negates M* and nothing else", "[synthetic][truth]") {
                        {"d", 10}, {"rank", 2}, {"truth", "fm"}, {"w_norm", 1.0}};
   Json flipped = params;
   flipped["truth_sign"] = -1;
-  const auto a = opened(params);
-  const auto b = opened(flipped);
+  const auto a = opened_truth(params);
+  const auto b = opened_truth(flipped);
   CHECK((a->truth()->dense() + b->truth()->dense()).norm() < 1e-12);
   CHECK(a->truth()->w == b->truth()->w);
 }
 
 TEST_CASE("first-order truth: w_norm fixes the norm, w_std the entry spread; bias is kept", "[synthetic][truth]") {
   const Json op = {{"name", "symmetric_rank_one"}, {"first_order", true}};
-  const auto by_norm = opened({{"operator", op}, {"d", 50}, {"w_norm", 2.5}, {"bias", -0.7}});
+  const auto by_norm = opened_truth({{"operator", op}, {"d", 50}, {"w_norm", 2.5}, {"bias", -0.7}});
   REQUIRE(by_norm->truth()->has_first_order());
   CHECK(by_norm->truth()->w.norm() == Approx(2.5));
   CHECK(by_norm->truth()->bias == -0.7);
 
   const Index d = 400;
-  const auto by_std = opened({{"operator", op}, {"d", d}, {"w_std", 0.1}});
+  const auto by_std = opened_truth({{"operator", op}, {"d", d}, {"w_std", 0.1}});
   CHECK(std::abs(entry_std(by_std->truth()->w) - 0.1) < 3.0 * 0.1 / std::sqrt(2.0 * d));
 
-  const auto none = opened({{"d", 5}});
+  const auto none = opened_truth({{"d", 5}});
   CHECK_FALSE(none->truth()->has_first_order());
 }

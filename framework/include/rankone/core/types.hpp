@@ -1,5 +1,14 @@
 #pragma once
 /// \file Basic numeric types shared by every RankOne component.
+// GCC 12's AVX-512 intrinsics initialise a placeholder from itself (`__m512d __Y = __Y;` in
+// avx512fintrin.h), which -Wmaybe-uninitialized reports wherever Eigen's kernels inline them (GCC
+// bug 105593, fixed in GCC 13): silenced for the intrinsics' own lines only, not for our code.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+#endif
 #include <Eigen/Dense>
 #include <cstdint>
 

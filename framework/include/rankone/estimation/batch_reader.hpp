@@ -79,12 +79,12 @@ class BatchReader {
                      int max_iterations, Index minimum, const std::string& estimator) {
     Plan plan;
     plan.passes = passes.value_or(1);
-    const std::optional<Index> size = data.finite() ? data.size() : std::nullopt;
-    if (batch_size || !size || *size <= 0) {
+    const Index n = data.finite() ? data.size().value_or(0) : 0;  // 0: endless or of unknown size
+    if (batch_size || n <= 0) {
       plan.batch_size = batch_size.value_or(endless_batch_size);
       return plan;
     }
-    const Index n = *size, batches = static_cast<Index>(max_iterations) + 1;
+    const Index batches = static_cast<Index>(max_iterations) + 1;
     plan.batch_size = std::min({std::max(minimum, n / batches), endless_batch_size, n});
     if (!passes)
       plan.passes = std::max<Index>(1, (batches * plan.batch_size + n - 1) / n);
