@@ -40,6 +40,7 @@ def timed(command, cwd):
 def main():
     keep = sys.argv[1:] == ["--keep"]
     scratch = tempfile.mkdtemp(prefix="rankone-loop-")
+    os.chmod(scratch, 0o755)  # the hostile suite runs rankone as another user, who must reach the clone
     clone = os.path.join(scratch, "rankone")
     subprocess.run(["git", "clone", "-q", ROOT, clone], check=True)
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone, capture_output=True, text=True,
