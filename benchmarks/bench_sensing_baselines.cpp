@@ -13,11 +13,12 @@
 //   cmake --build build --target bench_sensing_baselines && build/bin/bench_sensing_baselines
 #include <benchmark/benchmark.h>
 
-#include <Eigen/SVD>
 #include <cmath>
 #include <cstdio>
 
 #include "bench_support.hpp"
+
+#include <Eigen/SVD>  // after RankOne's headers: Eigen first comes through rankone/core/types.hpp
 
 using namespace rankone;
 

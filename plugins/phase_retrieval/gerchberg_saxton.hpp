@@ -1,10 +1,10 @@
 #pragma once
 /// \file `gerchberg_saxton`: alternating projections for phase retrieval (Gerchberg & Saxton 1972; Fienup's error
 /// reduction), the real form for a tall design: z ← argmin_z ‖A z − ψ ∘ sign(A z)‖. docs/plugins/gerchberg_saxton.md.
-#include <Eigen/Cholesky>
-
 #include "phase_flow.hpp"
 #include "rankone/core/options_table.hpp"
+
+#include <Eigen/Cholesky>  // after RankOne's headers: Eigen first comes through rankone/core/types.hpp
 
 namespace rankone::phase_retrieval {
 

@@ -4,11 +4,12 @@
 // rows to the noise.
 #include <catch2/catch.hpp>
 
-#include <Eigen/Eigenvalues>
 #include <cmath>
 
 #include "fm_data.hpp"
 #include "gibbs_fm.hpp"
+
+#include <Eigen/Eigenvalues>  // after RankOne's headers: Eigen first comes through rankone/core/types.hpp
 
 namespace {
 

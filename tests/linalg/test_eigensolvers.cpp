@@ -8,9 +8,9 @@
 #include <cmath>
 #include <vector>
 
-#include <Eigen/SVD>
-
 #include "rankone/linalg/eigensolvers.hpp"
+
+#include <Eigen/SVD>  // after RankOne's headers: Eigen first comes through rankone/core/types.hpp
 
 using namespace rankone;
 

@@ -18,12 +18,12 @@
 /// is a whole sensing matrix `A_i` per measurement (`y_i = <A_i, M>`, the Gaussian ensemble): the
 /// batch has no right side, and A_i is stored contiguously, so `vec(A_i)` is one column of a
 /// (dim·cols) × n view.
+#include "rankone/core/types.hpp"  // first: Eigen's first inclusion is the one behind its warning fix
+
 #include <optional>
 #include <string>
 
 #include <Eigen/SparseCore>
-
-#include "rankone/core/types.hpp"
 
 namespace rankone {
 
